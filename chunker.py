@@ -1,0 +1,120 @@
+"""Structure-aware chunking.
+
+Rules: a heading starts a new chunk and its path is kept on every chunk below
+it; paragraphs are packed up to a token budget; a table or code block joins
+the current chunk only when it fits whole; a long table is split into pieces
+that each repeat the header row; a fenced code block is never cut (an
+oversized one becomes one chunk on its own); an oversized paragraph is split
+at sentence ends.  Ids are a hash of the source, heading path, text and
+occurrence, so the same input gives the same ids and an unchanged chunk keeps
+its id when a neighbour changes.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+
+import tokens
+from documents import Block, Document
+from schema import Chunk
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？।])\s+")
+_TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
+
+
+def chunk_document(doc: Document, budget: int) -> list[Chunk]:
+    pieces: list[tuple[tuple[str, ...], list[Block]]] = []
+    stack: list[tuple[int, str]] = []
+    current: list[Block] = []
+    used = 0
+
+    def path() -> tuple[str, ...]:
+        return tuple(t for _, t in stack)
+
+    def flush() -> None:
+        nonlocal current, used
+        if current:
+            pieces.append((path(), current))
+        current, used = [], 0
+
+    for block in doc.blocks:
+        if block.kind == "heading":
+            flush()
+            while stack and stack[-1][0] >= block.level:
+                stack.pop()
+            # The document title as a top heading would repeat the title.
+            if not (block.level == 1 and block.text == doc.title and not stack):
+                stack.append((block.level, block.text))
+            continue
+        for part in _fit(block, budget):
+            cost = tokens.count(part.text)
+            if current and used + cost > budget:
+                flush()
+            current.append(part)
+            used += cost
+    flush()
+
+    chunks, seen = [], {}
+    for headings, blocks in pieces:
+        text = "\n\n".join(b.text for b in blocks).strip()
+        if not text:
+            continue
+        key = f"{doc.path}\x00{' > '.join(headings)}\x00{text}"
+        seen[key] = seen.get(key, 0) + 1
+        cid = hashlib.sha1(f"{key}\x00{seen[key]}".encode()).hexdigest()[:16]
+        chunks.append(Chunk(
+            id=cid, source=doc.path, title=doc.title, headings=headings, text=text,
+            start=min(b.start for b in blocks), end=max(b.end for b in blocks),
+            status=doc.meta["status"], audience=doc.meta["audience"], lang=doc.meta["lang"],
+            tenant=doc.meta["tenant"], page=blocks[0].page,
+        ))
+    return chunks
+
+
+def _fit(block: Block, budget: int) -> list[Block]:
+    """Cut a block that is over the budget into pieces that fit, where allowed."""
+    if block.kind == "code" or tokens.count(block.text) <= budget:
+        return [block]
+    if block.kind == "table":
+        return _split_table(block, budget)
+    return _split_paragraph(block, budget)
+
+
+def _split_table(block: Block, budget: int) -> list[Block]:
+    lines = block.text.splitlines()
+    n_head = 2 if len(lines) > 1 and _TABLE_SEP.match(lines[1].strip()) else 1
+    header, rows = lines[:n_head], lines[n_head:]
+    head_cost = tokens.count("\n".join(header))
+    out, group, cost, row_start = [], [], head_cost, block.start + n_head
+    for i, row in enumerate(rows):
+        c = tokens.count(row) + 1
+        if group and cost + c > budget:
+            out.append(Block("table", "\n".join(header + group), row_start, block.start + n_head + i - 1, page=block.page))
+            group, cost, row_start = [], head_cost, block.start + n_head + i
+        group.append(row)
+        cost += c
+    if group:
+        out.append(Block("table", "\n".join(header + group), row_start, block.end, page=block.page))
+    return out
+
+
+def _split_paragraph(block: Block, budget: int) -> list[Block]:
+    sentences = [s for s in _SENTENCE_END.split(block.text) if s.strip()]
+    out, group, cost = [], [], 0
+    for s in sentences:
+        c = tokens.count(s)
+        if group and cost + c > budget:
+            out.append(" ".join(group))
+            group, cost = [], 0
+        if c > budget:  # one giant "sentence": cut by tokens
+            while tokens.count(s) > budget:
+                head = tokens.truncate(s, budget)
+                out.append(head)
+                s = s[len(head):].strip()
+            c = tokens.count(s)
+        group.append(s)
+        cost += c
+    if group:
+        out.append(" ".join(group))
+    # Lines inside a paragraph are not tracked finer than the paragraph.
+    return [Block(block.kind, t, block.start, block.end, page=block.page) for t in out if t.strip()]

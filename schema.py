@@ -1,0 +1,91 @@
+"""The plain data types every stage shares: chunks, scopes and hits."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Chunk:
+    id: str
+    source: str  # document path relative to the ingested folder
+    title: str
+    headings: tuple[str, ...]  # heading path, outermost first
+    text: str  # the chunk's own text, as shown to the reader
+    start: int  # first source line (1-based)
+    end: int  # last source line
+    status: str = "current"
+    audience: str = "public"
+    lang: str = "en"
+    tenant: str | None = None
+    page: int | None = None
+
+    @property
+    def location(self) -> str:
+        where = f"lines {self.start}-{self.end}" if self.end != self.start else f"line {self.start}"
+        return f"{self.source}, p. {self.page}, {where}" if self.page else f"{self.source}, {where}"
+
+    @property
+    def search_text(self) -> str:
+        """What the retrievers index: the title and heading path give a chunk
+        the context its own words often leave out ("Size L" under "Frame sizes")."""
+        path = " > ".join(h for h in (self.title, *self.headings) if h)
+        return f"{path}\n{self.text}" if path else self.text
+
+    def to_dict(self) -> dict:
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d["headings"] = list(self.headings)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Chunk":
+        d = dict(d)
+        d["headings"] = tuple(d.get("headings", ()))
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What the asker may see.  Default: current documents, public audience,
+    any language, no tenant (documents without a tenant are visible to all)."""
+
+    statuses: frozenset = frozenset({"current"})
+    audiences: frozenset = frozenset({"public"})
+    langs: frozenset | None = None  # None = any language
+    tenant: str | None = None
+
+    @classmethod
+    def build(cls, audience: str | None = None, tenant: str | None = None, lang: str | None = None,
+              include_superseded: bool = False) -> "Scope":
+        # Staff see what the public sees plus staff documents.
+        audiences = {"public"} | ({audience} if audience else set())
+        statuses = {"current"} | ({"superseded"} if include_superseded else set())
+        langs = frozenset(l.strip().lower() for l in lang.split(",")) if lang else None
+        return cls(frozenset(statuses), frozenset(audiences), langs, tenant or None)
+
+    def allows(self, c: Chunk) -> bool:
+        return (c.status in self.statuses and c.audience in self.audiences
+                and (self.langs is None or c.lang in self.langs)
+                and (c.tenant is None or c.tenant == self.tenant))
+
+    def describe(self) -> str:
+        langs = ",".join(sorted(self.langs)) if self.langs else "any"
+        return (f"status={','.join(sorted(self.statuses))} audience={','.join(sorted(self.audiences))} "
+                f"lang={langs} tenant={self.tenant or '-'}")
+
+
+@dataclass
+class Hit:
+    """One retrieved chunk, carrying every channel's rank and raw score from
+    first retrieval through fusion and rerank (channels: "bm25", "dense",
+    per-query variants like "bm25@2", then "rrf" and "rerank")."""
+
+    id: str
+    rank: int = 0  # position in the list this hit is in now (1-based)
+    score: float = 0.0  # the score that list is ordered by
+    ranks: dict[str, int] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)
+    chunk: Chunk | None = None
+
+    def best_rank(self) -> int:
+        channel = [r for name, r in self.ranks.items() if name not in ("rrf", "rerank")]
+        return min(channel) if channel else 10**9
