@@ -142,6 +142,21 @@ class LocalIndex:
         gen = root / f"gen-{time.time_ns()}"
         tmp = gen.with_name(gen.name + ".tmp")
         tmp.mkdir()
+        try:
+            self._write(tmp)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)  # the live generation is untouched
+            raise
+        os.replace(tmp, gen)
+        pointer = root / "CURRENT.tmp"
+        pointer.write_text(gen.name, encoding="utf-8")
+        os.replace(pointer, root / "CURRENT")  # the atomic switch
+        for old in root.glob("gen-*"):
+            if old != gen:
+                shutil.rmtree(old, ignore_errors=True)
+        return gen
+
+    def _write(self, tmp: Path) -> None:
         with open(tmp / "chunks.jsonl", "w", encoding="utf-8") as f:
             for c in self.chunks:
                 f.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
@@ -151,14 +166,6 @@ class LocalIndex:
         for p in tmp.iterdir():  # make the bytes durable before the switch
             with open(p, "rb") as f:
                 os.fsync(f.fileno())
-        os.replace(tmp, gen)
-        pointer = root / "CURRENT.tmp"
-        pointer.write_text(gen.name, encoding="utf-8")
-        os.replace(pointer, root / "CURRENT")  # the atomic switch
-        for old in root.glob("gen-*"):
-            if old != gen:
-                shutil.rmtree(old, ignore_errors=True)
-        return gen
 
 
 def rebuild_command(manifest: dict, root) -> str:

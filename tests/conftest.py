@@ -1,0 +1,66 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+# Tests never touch the user's real data dir or config.
+for key in list(os.environ):
+    if key.startswith("CITEBOT_") or key in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        del os.environ[key]
+
+import config  # noqa: E402
+import models  # noqa: E402
+
+SAMPLE = ROOT / "examples" / "kb"
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    return models.embedder(models.PACKAGED)
+
+
+class CountingEmbedder:
+    """The real embedder, counting what it is asked to embed."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.dim, self.calls = inner, inner.name, inner.dim, []
+
+    def encode(self, texts, progress=False):
+        self.calls.append(list(texts))
+        return self.inner.encode(texts)
+
+    @property
+    def embedded(self):
+        return sum(len(c) for c in self.calls)
+
+
+@pytest.fixture
+def counting(embedder):
+    return CountingEmbedder(embedder)
+
+
+@pytest.fixture(scope="session")
+def sample_index(tmp_path_factory, embedder):
+    """The bundled sample knowledge base, ingested once per test session."""
+    import ingest
+
+    if not SAMPLE.is_dir():
+        pytest.skip("examples/kb is missing")
+    root = tmp_path_factory.mktemp("sample-index")
+    cfg = config.Config(index=str(root), use_rerank=False)
+    ingest.ingest(SAMPLE, cfg, embedder=embedder, log=lambda *a: None)
+    return cfg
+
+
+@pytest.fixture
+def cfg(tmp_path):
+    return config.Config(index=str(tmp_path / "index"), use_rerank=False, data_dir=str(tmp_path / "data"))
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

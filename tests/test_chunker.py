@@ -1,0 +1,112 @@
+from pathlib import Path
+
+import chunker
+import documents
+import tokens
+from conftest import write
+
+ROWS = "\n".join(f"| TP-{i:03d}-B | Spare pole section {i} with a longer description | ${i}.99 |" for i in range(60))
+DOC = f"""---
+title: Parts
+status: current
+---
+# Parts
+
+## Price list
+
+Intro paragraph about parts.
+
+| Part | Description | Price |
+|---|---|---|
+{ROWS}
+
+## API
+
+Use the API like this:
+
+```python
+import northwind
+client = northwind.Client(token="...")
+
+# a blank line above must not cut the block
+for order in client.orders():
+    print(order.id)
+```
+
+Last paragraph.
+"""
+
+
+def load(tmp_path: Path, text: str = DOC, name: str = "parts.md"):
+    return documents.load(write(tmp_path / name, text), name)
+
+
+def test_long_table_splits_and_every_piece_repeats_the_header(tmp_path):
+    chunks = chunker.chunk_document(load(tmp_path), budget=200)
+    table = [c for c in chunks if "| TP-" in c.text]
+    assert len(table) > 2
+    for c in table:
+        lines = [l for l in c.text.splitlines() if l.startswith("|")]
+        assert lines[0] == "| Part | Description | Price |" and lines[1] == "|---|---|---|"
+        assert tokens.count(c.text) <= 200
+        assert c.headings == ("Price list",)
+    rows = [l for c in table for l in c.text.splitlines() if l.startswith("| TP-")]
+    assert rows == ROWS.splitlines()  # every row once, in order
+
+
+def test_table_piece_line_ranges_point_at_its_rows(tmp_path):
+    path = tmp_path / "parts.md"
+    chunks = chunker.chunk_document(load(tmp_path), budget=200)
+    source = write(path, DOC).read_text().splitlines()
+    for c in (c for c in chunks if "| TP-" in c.text):
+        first_row = next(l for l in c.text.splitlines() if l.startswith("| TP-"))
+        assert first_row in source[c.start - 1:c.end]
+
+
+def test_code_block_is_never_cut(tmp_path):
+    chunks = chunker.chunk_document(load(tmp_path), budget=30)
+    code = [c for c in chunks if "```python" in c.text]
+    assert len(code) == 1
+    assert "for order in client.orders():" in code[0].text and code[0].text.rstrip().endswith("```")
+    assert code[0].headings == ("API",)
+
+
+def test_ids_are_stable_and_line_ranges_recorded(tmp_path):
+    a = chunker.chunk_document(load(tmp_path), budget=200)
+    b = chunker.chunk_document(load(tmp_path), budget=200)
+    assert [c.id for c in a] == [c.id for c in b]
+    assert len({c.id for c in a}) == len(a)
+    intro = next(c for c in a if "Intro paragraph" in c.text)
+    assert intro.source == "parts.md" and intro.start == 9  # line 9 of the file: front matter counts
+    # Editing one section keeps the ids of the others.
+    c = chunker.chunk_document(load(tmp_path, DOC.replace("Last paragraph.", "Changed paragraph.")), budget=200)
+    assert {x.id for x in a if "Intro" in x.text} == {x.id for x in c if "Intro" in x.text}
+
+
+def test_heading_path_kept_and_paragraphs_packed(tmp_path):
+    text = "# Guide\n\n## Setup\n\n### Step one\n\n" + "\n\n".join(f"Sentence number {i} of the step." for i in range(40))
+    chunks = chunker.chunk_document(load(tmp_path, text, "guide.md"), budget=60)
+    assert all(c.headings == ("Setup", "Step one") for c in chunks)
+    assert 3 <= len(chunks) <= 12  # packed, not one chunk per paragraph
+    assert all(tokens.count(c.text) <= 60 for c in chunks)
+
+
+def test_html_boilerplate_stripped_and_table_kept(tmp_path):
+    html = """<html lang="en"><head><title>Sizes</title><meta name="audience" content="staff"></head>
+<body><nav><a href="/">Home</a> Menu</nav><header>Northwind header</header>
+<main><h1>Sizes</h1><p>Pick a frame by height.</p>
+<table><tr><th>Size</th><th>Height</th></tr><tr><td>M</td><td>165-178 cm</td></tr></table></main>
+<footer>Copyright 2026 cookies</footer><script>var x = 1;</script></body></html>"""
+    doc = documents.load(write(tmp_path / "s.html", html), "s.html")
+    assert doc.title == "Sizes" and doc.meta["audience"] == "staff" and doc.meta["lang"] == "en"
+    text = " ".join(b.text for b in doc.blocks)
+    assert "Menu" not in text and "Copyright" not in text and "var x" not in text
+    table = next(b for b in doc.blocks if b.kind == "table")
+    assert table.text.splitlines()[0] == "| Size | Height |" and "| M | 165-178 cm |" in table.text
+
+
+def test_front_matter_defaults_and_language_guess(tmp_path):
+    doc = documents.load(write(tmp_path / "a.txt", "Store hours\n\nOpen daily 9 to 5."), "a.txt")
+    assert doc.meta == {"title": "Store hours", "status": "current", "audience": "public", "lang": "en", "tenant": None}
+    zh = documents.load(write(tmp_path / "z.md", "# 保修\n\n所有帐篷的保修期为两年。"), "z.md")
+    assert zh.meta["lang"] == "zh"

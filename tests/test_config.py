@@ -1,0 +1,40 @@
+import pytest
+
+import config
+
+
+def test_precedence_flag_env_file_default(tmp_path):
+    f = tmp_path / "citebot.toml"
+    f.write_text("final_k = 7\nrrf_k = 30\nsparse_k = 11\n")
+    env = {"CITEBOT_FINAL_K": "6", "CITEBOT_RRF_K": "20"}
+    cfg = config.load({"final_k": "4", "index": None}, env=env, file=f)
+    assert cfg.final_k == 4  # flag beats env
+    assert cfg.rrf_k == 20  # env beats file
+    assert cfg.sparse_k == 11  # file beats default
+    assert cfg.dense_k == config.Config().dense_k
+
+
+def test_unknown_key_and_bad_value_name_the_key(tmp_path):
+    with pytest.raises(config.ConfigError, match="CITEBOT_FINAL_KK"):
+        config.load(env={"CITEBOT_FINAL_KK": "3"})
+    with pytest.raises(config.ConfigError, match="use_rerank"):
+        config.load(env={"CITEBOT_USE_RERANK": "maybe"})
+    f = tmp_path / "c.toml"
+    f.write_text("rerank_poool = 3\n")
+    with pytest.raises(config.ConfigError, match="rerank_poool"):
+        config.load(env={}, file=f)
+    with pytest.raises(config.ConfigError, match="rerank_pool"):
+        config.load({"rerank_pool": "2", "final_k": "5"}, env={})
+    with pytest.raises(config.ConfigError, match="final_k"):
+        config.load({"final_k": "0"}, env={})
+
+
+def test_booleans_and_frozen():
+    cfg = config.load({"use_dense": "off"}, env={"CITEBOT_USE_RERANK": "0"})
+    assert cfg.use_dense is False and cfg.use_rerank is False
+    with pytest.raises(Exception):
+        cfg.final_k = 3  # frozen
+
+
+def test_refusal_sentence_is_exact():
+    assert config.REFUSAL == "I don't know based on the available documents."

@@ -1,0 +1,70 @@
+from fractions import Fraction
+
+from retrieve import rerank, rrf, rrf_exact
+from schema import Hit
+
+
+def ranked(name, ids):
+    return (name, [Hit(d, rank=i, score=100.0 - i, ranks={name: i}, scores={name: 100.0 - i})
+                   for i, d in enumerate(ids, 1)])
+
+
+def test_rrf_by_hand_d1_then_d3():
+    fused = rrf([ranked("bm25", ["d1", "d2", "d3"]), ranked("dense", ["d3", "d1", "d4"])], k=60)
+    assert [h.id for h in fused] == ["d1", "d3", "d2", "d4"]
+    exact = rrf_exact([["d1", "d2", "d3"], ["d3", "d1", "d4"]], k=60)
+    assert exact["d1"] == Fraction(1, 61) + Fraction(1, 62)
+    assert exact["d3"] == Fraction(1, 61) + Fraction(1, 63)
+    assert fused[0].score == float(Fraction(1, 61) + Fraction(1, 62))
+    # Every fused hit keeps each channel's rank and raw score.
+    d3 = fused[1]
+    assert d3.ranks == {"bm25": 3, "dense": 1, "rrf": 2}
+    assert d3.scores["bm25"] == 97.0 and d3.scores["dense"] == 99.0
+
+
+def test_rrf_exact_tie_broken_by_best_rank_then_id():
+    # a: 1/61 + 1/63, c: 1/63 + 1/61 -> an exact tie; both have best rank 1,
+    # so the smaller id wins: a before c.
+    fused = rrf([ranked("bm25", ["a", "b", "c"]), ranked("dense", ["c", "d", "a"])], k=60)
+    exact = rrf_exact([["a", "b", "c"], ["c", "d", "a"]])
+    assert exact["a"] == exact["c"]
+    assert [h.id for h in fused[:2]] == ["a", "c"]
+    # b (rank 2) and d (rank 2) also tie exactly: b < d.
+    assert [h.id for h in fused[2:]] == ["b", "d"]
+
+
+def test_rrf_tie_prefers_better_single_rank_over_id():
+    # k = 2: "zz" at rank 2 in one list = 1/4; "aa" at rank 6 in both = 1/8 + 1/8 = 1/4.
+    # Exact tie; "zz" has the better single rank (2 < 6), so it wins although "aa" < "zz".
+    one = ("l1", [Hit(i) for i in ["p1", "zz", "p3", "p4", "p5", "aa"]])
+    two = ("l2", [Hit(i) for i in ["q1", "q2", "q3", "q4", "q5", "aa"]])
+    exact = rrf_exact([[h.id for h in one[1]], [h.id for h in two[1]]], k=2)
+    assert exact["zz"] == exact["aa"] == Fraction(1, 4)
+    order = [h.id for h in rrf([one, two], k=2)]
+    assert order.index("zz") == order.index("aa") - 1
+
+
+def test_small_k_rewards_a_single_first_place_large_k_rewards_agreement():
+    lists = [ranked("l1", ["solo", "p1", "p2", "both"]), ranked("l2", ["q1", "q2", "q3", "both"])]
+    # k = 1: solo = 1/2 = 0.5 ; both = 1/5 + 1/5 = 0.4 -> solo first among them
+    order = [h.id for h in rrf(lists, k=1)]
+    assert order.index("solo") < order.index("both")
+    # k = 60: solo = 1/61 ~ .01639 ; both = 2/64 = .03125 -> agreement wins
+    order = [h.id for h in rrf(lists, k=60)]
+    assert order.index("both") < order.index("solo")
+    assert order[0] == "both"
+
+
+def test_rrf_empty_lists():
+    assert rrf([("bm25", []), ("dense", [])]) == []
+
+
+def test_rerank_orders_by_scores_and_keeps_fused_ranks():
+    fused = rrf([ranked("bm25", ["a", "b", "c"]), ranked("dense", ["b", "c", "a"])])
+    # b = 1/61 + 1/62 > a = 1/61 + 1/63 > c = 1/62 + 1/63
+    assert [h.id for h in fused] == ["b", "a", "c"]
+    out = rerank(fused, [0.1, 0.9, 0.5], keep=2)  # b 0.1, a 0.9, c 0.5
+    assert [h.id for h in out] == ["a", "c"]
+    assert [h.ranks["rerank"] for h in out] == [1, 2]
+    assert out[0].ranks["rrf"] == 2 and out[0].ranks["bm25"] == 1 and out[0].ranks["dense"] == 3
+    assert out[0].scores["rerank"] == 0.9 and out[0].score == 0.9

@@ -1,0 +1,122 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import config
+import ingest
+import store
+from conftest import ROOT, write
+
+
+def make_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    write(folder / "returns.md", "---\ntitle: Returns\n---\n# Returns\n\nRefunds go to the original card within 14 days.\n\n## Exchanges\n\nExchanges are free in store.\n")
+    write(folder / "shipping.txt", "Shipping\n\nOrders ship within two business days.\n")
+    write(folder / "hours.html", "<html><head><title>Hours</title></head><body><main><p>Open daily from 9 to 5.</p></main></body></html>")
+    return folder
+
+
+def test_incremental_ingest_reembeds_only_changed_text(tmp_path, cfg, counting):
+    folder = make_folder(tmp_path)
+    first = ingest.ingest(folder, cfg, embedder=counting)
+    assert sorted(first.added) == ["hours.html", "returns.md", "shipping.txt"]
+    n_chunks = first.chunks
+    assert counting.embedded == n_chunks
+
+    counting.calls.clear()
+    again = ingest.ingest(folder, cfg, embedder=counting)
+    assert counting.embedded == 0 and again.unchanged == 3 and again.reused == n_chunks
+
+    write(folder / "shipping.txt", "Shipping\n\nOrders ship within three business days.\n")
+    counting.calls.clear()
+    changed = ingest.ingest(folder, cfg, embedder=counting)
+    assert changed.changed == ["shipping.txt"] and changed.added == [] and changed.removed == []
+    assert counting.calls == [[c.search_text for c in store.LocalIndex.load(cfg.index).chunks
+                               if c.source == "shipping.txt"]]
+
+    (folder / "hours.html").unlink()
+    removed = ingest.ingest(folder, cfg, embedder=counting)
+    assert removed.removed == ["hours.html"]
+    idx = store.LocalIndex.load(cfg.index)
+    assert {c.source for c in idx.chunks} == {"returns.md", "shipping.txt"}
+    assert idx.vectors.shape == (len(idx.chunks), counting.dim)
+    # The reused vectors are the ones the model makes for that text.
+    fresh = counting.inner.encode([c.search_text for c in idx.chunks])
+    assert np.allclose(fresh, idx.vectors, atol=1e-5)
+
+
+def test_unreadable_and_unsupported_files_are_reported_and_skipped(tmp_path, cfg, counting, capsys):
+    folder = make_folder(tmp_path)
+    (folder / "broken.pdf").write_bytes(b"not a pdf at all")
+    (folder / "notes.docx").write_bytes(b"PK\x03\x04")
+    (folder / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
+    report = ingest.ingest(folder, cfg, embedder=counting)
+    skipped = dict(report.skipped)
+    assert set(skipped) == {"broken.pdf", "notes.docx", "latin1.txt"}
+    assert "UTF-8" in skipped["latin1.txt"] and "unsupported" in skipped["notes.docx"]
+    err = capsys.readouterr().err
+    assert "skipped broken.pdf" in err and "skipped notes.docx" in err
+    assert {c.source for c in store.LocalIndex.load(cfg.index).chunks} == {"returns.md", "shipping.txt", "hours.html"}
+
+
+def test_index_from_another_model_is_refused_with_the_fix(tmp_path, cfg, counting):
+    folder = make_folder(tmp_path)
+    ingest.ingest(folder, cfg, embedder=counting)
+    gen = store.LocalIndex.live_dir(Path(cfg.index))
+    manifest = json.loads((gen / "manifest.json").read_text())
+    manifest["embed_model"] = "intfloat/multilingual-e5-small"
+    (gen / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(store.IndexError_) as e:
+        ingest.ingest(folder, cfg, embedder=counting)
+    assert f"python ingest.py {folder.resolve()} --index {cfg.index} --rebuild" in str(e.value)
+    import retrieve
+    with pytest.raises(store.IndexError_, match="--rebuild"):
+        retrieve.open_index(cfg)
+    # --rebuild fixes it.
+    ingest.ingest(folder, cfg, rebuild=True, embedder=counting)
+    assert retrieve.open_index(cfg).manifest["embed_model"] == counting.name
+
+
+def test_other_chunker_settings_are_refused(tmp_path, cfg, counting):
+    folder = make_folder(tmp_path)
+    ingest.ingest(folder, cfg, embedder=counting)
+    with pytest.raises(store.IndexError_, match="chunk_tokens"):
+        ingest.ingest(folder, cfg.replace(chunk_tokens=100), embedder=counting)
+
+
+def test_crash_mid_write_leaves_previous_index_usable(tmp_path, cfg, counting, monkeypatch):
+    folder = make_folder(tmp_path)
+    ingest.ingest(folder, cfg, embedder=counting)
+    before = [c.id for c in store.LocalIndex.load(cfg.index).chunks]
+    write(folder / "new.md", "# New\n\nA new document.\n")
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+    monkeypatch.setattr(np, "save", boom)
+    with pytest.raises(OSError):
+        ingest.ingest(folder, cfg, embedder=counting)
+    assert [c.id for c in store.LocalIndex.load(cfg.index).chunks] == before
+
+
+def test_manifest_is_stamped_with_settings(tmp_path, cfg, counting):
+    ingest.ingest(make_folder(tmp_path), cfg, embedder=counting)
+    gen = store.LocalIndex.live_dir(Path(cfg.index))
+    m = json.loads((gen / "manifest.json").read_text())
+    assert m["embed_model"] == "sentence-transformers/all-MiniLM-L6-v2" and m["embed_dim"] == 384
+    assert m["chunker"]["chunk_tokens"] == cfg.chunk_tokens
+    assert m["bm25"] == {"variant": "okapi-lucene-idf", "k1": 1.2, "b": 0.75}
+    bm25 = json.loads((gen / "bm25.json").read_text())
+    assert bm25["n"] == m["n_chunks"] and bm25["df"]["refund"] == 1
+
+
+def test_cli_missing_folder_exits_1_and_bad_setting_exits_2(tmp_path):
+    run = lambda *a: subprocess.run([sys.executable, str(ROOT / "ingest.py"), *a], capture_output=True, text=True,
+                                    env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    r = run(str(tmp_path / "nope"), "--index", str(tmp_path / "i"))
+    assert r.returncode == 1 and "not a folder" in r.stderr
+    r = run(str(tmp_path), "--set", "final_k=zero")
+    assert r.returncode == 2 and "final_k" in r.stderr

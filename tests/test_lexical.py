@@ -1,0 +1,95 @@
+import math
+
+import numpy as np
+import pytest
+
+import config
+import ingest
+import lexical
+import retrieve
+import store
+from conftest import write
+from schema import Scope
+
+
+def test_analyzer_keeps_identifiers_whole_and_lowercases():
+    assert lexical.analyze("Error E4032 on SF-3000, recall RD2-24") == ["error", "e4032", "sf-3000", "recall", "rd2-24"]
+
+
+def test_analyzer_cjk_bigrams_lone_char_and_other_scripts():
+    assert lexical.analyze("保修期") == ["保修", "修期"]
+    assert lexical.analyze("中") == ["中"]
+    # Bengali vowel signs are combining marks: the word must stay whole.
+    assert lexical.analyze("ফেরত দিনের") == ["ফেরত", "দিনের"]
+    assert lexical.analyze("Привет мир") == ["привет", "мир"]
+
+
+def test_analyzer_stopwords_plurals_and_hyphenated_words():
+    assert lexical.analyze("What are the refunds for two-factor devices?") == ["refund", "two", "factor", "device"]
+
+
+def test_bm25_by_hand_three_documents():
+    docs = [["refund", "card"], ["refund", "refund", "voucher"], ["tent", "pole", "torque", "chart"]]
+    bm = lexical.BM25Index(docs, k1=1.2, b=0.75)
+    hits = dict(bm.search(["refund"], np.arange(3), k=10))
+    # N = 3, df = 2 -> idf = ln(1 + (3 - 2 + 0.5) / (2 + 0.5)) = ln 1.6 ; avgdl = 9 / 3 = 3
+    idf = math.log(1.6)
+    # d0: tf 1, dl 2: K = 1.2 * (0.25 + 0.75 * 2/3) = 0.9 -> idf * 1 * 2.2 / 1.9
+    assert hits[0] == pytest.approx(idf * 2.2 / 1.9)
+    # d1: tf 2, dl 3: K = 1.2 -> idf * 2 * 2.2 / 3.2
+    assert hits[1] == pytest.approx(idf * 4.4 / 3.2)
+    assert 2 not in hits  # zero score: not a hit
+    assert list(dict(bm.search(["refund"], np.arange(3), k=10))) == [1, 0]
+    assert bm.search(["nothing"], np.arange(3), k=10) == []
+
+
+def test_term_in_exactly_half_the_chunks_still_counts():
+    # rank-bm25's own Okapi idf would be ln(2.5 / 2.5) = 0 here; Lucene's is ln 2.
+    docs = [["refund"], ["refund"], ["tent"], ["stove"]]
+    bm = lexical.BM25Index(docs)
+    assert bm.term_idf("refund") == pytest.approx(math.log(2))
+    assert [r for r, _ in bm.search(["refund"], np.arange(4), k=10)] == [0, 1]
+
+
+def test_filtered_rows_only_are_ranked():
+    docs = [["refund"], ["refund", "refund"], ["tent"]]
+    bm = lexical.BM25Index(docs)
+    assert [r for r, _ in bm.search(["refund"], np.array([0, 2]), k=10)] == [0]
+
+
+@pytest.fixture(scope="module")
+def codes_index(tmp_path_factory, embedder):
+    folder = tmp_path_factory.mktemp("codes")
+    write(folder / "errors.md", "# Error codes\n\n## E4032\n\nError E4032 means the payment card has expired.\n\n"
+          "## E4023\n\nError E4023 means the payment card was declined by the bank.\n\n"
+          "## E4302\n\nError E4302 means the payment card number is not valid.\n")
+    write(folder / "recall.md", "# Recalls\n\nRecall RD2-24 covers stoves made in 2024.\n\n## Other\n\nRecall RD3-25 covers tents.\n")
+    write(folder / "zh.md", "---\nlang: zh\n---\n# 保修\n\n所有帐篷的保修期为两年。\n")
+    write(folder / "bn.md", "---\nlang: bn\n---\n# ফেরত নীতি\n\nপণ্য কেনার ৩০ দিনের মধ্যে ফেরত দেওয়া যায়।\n")
+    write(folder / "en.md", "# Shipping\n\nOrders ship within two business days.\n")
+    cfg = config.Config(index=str(folder / "idx"), use_rerank=False, use_expansion=False)
+    ingest.ingest(folder, cfg, embedder=embedder)
+    return retrieve.Retriever(store.LocalIndex.load(cfg.index), cfg, embedder=embedder)
+
+
+def test_error_code_found_exactly_by_bm25_and_hybrid(codes_index):
+    r = codes_index.search(["what does E4032 mean"], Scope())
+    assert "E4032 means" in r.hits[0].chunk.text
+    sparse = codes_index.index.sparse_search("what does E4032 mean", Scope(), 10)
+    # The near-identical codes share only "mean" with the query, never the code.
+    assert "E4032" in sparse[0].chunk.text and sparse[0].scores["bm25"] > 2 * sparse[1].scores["bm25"]
+    r = codes_index.search(["RD2-24"], Scope())
+    assert "RD2-24" in r.hits[0].chunk.text and r.hits[0].ranks.get("bm25") == 1
+    assert all("RD2-24" in h.chunk.text for h in codes_index.index.sparse_search("RD2-24", Scope(), 10))
+
+
+def test_chinese_and_bengali_queries_match_their_chunks(codes_index):
+    hits = codes_index.index.sparse_search("帐篷保修期多长？", Scope(), 10)
+    assert hits and hits[0].chunk.lang == "zh"
+    hits = codes_index.index.sparse_search("ফেরত কত দিনের মধ্যে?", Scope(), 10)
+    assert hits and hits[0].chunk.lang == "bn"
+    assert [h.chunk.lang for h in codes_index.index.sparse_search("ফেরত", Scope.build(lang="en"), 10)] == []
+
+
+def test_query_with_no_known_terms_gets_no_bm25_hits(codes_index):
+    assert codes_index.index.sparse_search("xylophone quasar", Scope(), 10) == []
