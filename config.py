@@ -52,6 +52,8 @@ class Config:
     # mass that the chunk matches.
     min_cosine: float = 0.35
     min_coverage: float = 0.5
+    # Extractive answerer: best sentence score below this gives the refusal.
+    min_answer_score: float = 0.35
     # Prompt context budget in tokens; near-duplicate threshold (word overlap).
     context_tokens: int = 1500
     dedup_overlap: float = 0.8
@@ -79,7 +81,7 @@ class Config:
                 raise ConfigError(f"{key} must be at least 1, got {getattr(self, key)!r}")
         if self.rerank_pool < self.final_k:
             raise ConfigError(f"rerank_pool ({self.rerank_pool}) must be >= final_k ({self.final_k})")
-        for key in ("min_cosine", "min_coverage", "dedup_overlap"):
+        for key in ("min_cosine", "min_coverage", "dedup_overlap", "min_answer_score"):
             v = getattr(self, key)
             if not -1.0 <= v <= 1.0:
                 raise ConfigError(f"{key} must be between -1 and 1, got {v!r}")
