@@ -195,40 +195,63 @@ class Extract:
     text: str
     cited: list[int]
     scores: list[tuple[float, int, str]]  # (score, n, sentence), best first
+    reason: str = ""
 
 
-def extractive(question: str, ctx: Context, idf, embed=None, min_score: float = 0.35,
-               max_sentences: int = 2) -> Extract:
+
+
+def extractive(queries: list[str] | str, ctx: Context, idf, known=None, embed=None,
+               min_score: float = 0.35, max_sentences: int = 2, embed_top: int = 10) -> Extract:
     """Quote the sentences of the shown chunks that best match the question.
 
-    score = 0.6 * idf-weighted share of the question's terms in the sentence
-            (its chunk's heading path counts, so a table row under "Size L"
-            matches "size L") + 0.4 * cosine(question, sentence) when an
-            embedder is given.  Below ``min_score``: the refusal.
+    lexical = idf-weighted share of a query's terms found in the sentence (a
+              term in the chunk's title/heading path counts half, so a table
+              row under "Size L" matches "size L"); the best over the question
+              and its synonym expansions.
+    score   = 0.5 * lexical + 0.5 * cosine(question, sentence) for the
+              ``embed_top`` lexically best sentences when an embedder is given
+              (embedding every sentence would cost ~1 s on a laptop CPU).
+    Refuses when the best score is below ``min_score``, or when the question
+    names an identifier (E4099, RD9-99) that no document contains:
+    a precise term nobody wrote about cannot be answered by a neighbour.
     """
-    q_terms = list(dict.fromkeys(lexical.analyze(question)))
-    total = sum(idf(t) for t in q_terms) or 1.0
-    cands: list[tuple[int, str, float]] = []
+    queries = [queries] if isinstance(queries, str) else list(queries)
+    question = queries[0]
+    if known is not None:
+        # Refuse only when every variant names an unknown identifier ("2FA" is
+        # unknown, but its expansion "two-factor authentication" is fine).
+        unknown = [[t for t in lexical.analyze(q) if lexical.is_identifier(t) and not known(t)] for q in queries]
+        if all(unknown):
+            return Extract(REFUSAL, [], [], reason=f"unknown term {unknown[0][0]!r}")
+    variants = []
+    for q in queries:
+        terms = list(dict.fromkeys(lexical.analyze(q)))
+        if terms:
+            variants.append((terms, sum(idf(t) for t in terms) or 1.0))
+    cands: list[tuple[float, int, str]] = []
     for n, h in enumerate(ctx.shown, 1):
         heading = set(lexical.analyze(" ".join((h.chunk.title, *h.chunk.headings))))
         for s in units(h.chunk.text):
-            terms = set(lexical.analyze(s))
-            lex = sum(idf(t) * (1.0 if t in terms else 0.5 if t in heading else 0.0) for t in q_terms) / total
-            cands.append((n, s, lex))
+            words = set(lexical.analyze(s))
+            lex = max((sum(idf(t) * (1.0 if t in words else 0.5 if t in heading else 0.0) for t in terms) / total
+                       for terms, total in variants), default=0.0)
+            cands.append((lex, n, s))
     if not cands:
-        return Extract(REFUSAL, [], [])
+        return Extract(REFUSAL, [], [], reason="no sentences")
+    # Best first; ties go to the stronger chunk (higher n), then reading order.
+    order = sorted(range(len(cands)), key=lambda i: (-cands[i][0], -cands[i][1], i))
     if embed is not None:
-        vecs = embed([question] + [s for _, s, _ in cands])
+        top = order[:embed_top]
+        vecs = embed([question] + [cands[i][2] for i in top])
         cos = vecs[1:] @ vecs[0]
-        scored = [(0.6 * lex + 0.4 * max(float(c), 0.0), n, s) for (n, s, lex), c in zip(cands, cos)]
+        scored = [(0.5 * cands[i][0] + 0.5 * max(float(c), 0.0), cands[i][1], cands[i][2]) for i, c in zip(top, cos)]
+        scored.sort(key=lambda x: (-x[0], -x[1]))
     else:
-        scored = [(lex, n, s) for n, s, lex in cands]
-    # Best first; ties go to the stronger chunk (higher n) and then reading order.
-    scored.sort(key=lambda x: (-x[0], -x[1]))
+        scored = [cands[i] for i in order]
     best = scored[0][0]
     if best < min_score:
-        return Extract(REFUSAL, [], scored)
-    chosen = [x for x in scored[:max_sentences] if x[0] >= 0.85 * best]
+        return Extract(REFUSAL, [], scored, reason=f"best sentence score {best:.2f} < {min_score}")
+    chosen = [x for x in scored[:max_sentences] if x[0] >= 0.9 * best]
     parts, cited = [], []
     for _, n, s in chosen:
         parts.append(f"{s} [{n}]")
@@ -252,6 +275,7 @@ class Turn:
     expansions: tuple[str, ...] = ()
     model_calls: int = 0
     error: str | None = None
+    answer_score: float | None = None  # extractive: best sentence score
     timings_ms: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -319,9 +343,11 @@ class Engine:
             if on_text:
                 on_text(REFUSAL)
         elif self.llm is None:
-            ex = extractive(rw.standalone, ctx, self.retriever.index.bm25.term_idf,
+            index = self.retriever.index
+            ex = extractive([rw.standalone, *rw.expansions], ctx, index.bm25.term_idf, known=index.bm25.knows,
                             embed=self.retriever.embedder.encode if cfg.use_dense else None,
                             min_score=cfg.min_answer_score)
+            turn.answer_score = ex.scores[0][0] if ex.scores else 0.0
             self._finish(turn, ex.text, on_text)
         else:
             self._generate(turn, rw.standalone, ctx, on_text)

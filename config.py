@@ -53,7 +53,7 @@ class Config:
     min_cosine: float = 0.35
     min_coverage: float = 0.5
     # Extractive answerer: best sentence score below this gives the refusal.
-    min_answer_score: float = 0.35
+    min_answer_score: float = 0.3
     # Prompt context budget in tokens; near-duplicate threshold (word overlap).
     context_tokens: int = 1500
     dedup_overlap: float = 0.8

@@ -28,14 +28,24 @@ VARIANT = "okapi-lucene-idf"
 
 _CJK = r"\p{Han}\p{Hiragana}\p{Katakana}"
 _WORDCH = rf"[[\p{{L}}\p{{N}}\p{{M}}]--[{_CJK}]]"
-_TOKEN = regex.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<tok>{_WORDCH}+(?:[-_./]{_WORDCH}+)*)", regex.V1)
+# "/" is a boundary (paths and URLs split into their parts); "-", "_", "."
+# join, so e4032, sf-3000, rel_5521 and 3.5 stay whole.
+_TOKEN = regex.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<tok>{_WORDCH}+(?:[-_.]{_WORDCH}+)*)", regex.V1)
 _DIGIT = regex.compile(r"\p{N}")
-_SPLIT = regex.compile(r"[-_./]")
+_SPLIT = regex.compile(r"[-_.]")
 
 STOPWORDS = frozenset("""a an and are as at be been but by can could did do does doing for from had has
 have how i if in into is it its me my of on or our so than that the their them then there these they
 this to was we were what when where which who why will with would you your yours am any about after
 again all also just should i'm i've can't don't it's""".split())
+
+
+_LETTER = regex.compile(r"\p{L}")
+
+
+def is_identifier(term: str) -> bool:
+    """An analyzed term that mixes letters and digits: e4032, rd2-24, rel_5521."""
+    return bool(_DIGIT.search(term) and _LETTER.search(term))
 
 
 def _stem(word: str) -> str:
@@ -94,6 +104,13 @@ class BM25Index:
         if self._bm25 is None:
             return 0.0
         return self._bm25.idf.get(term, idf(self.n, 0))
+
+    def contains(self, row: int, term: str) -> bool:
+        return self._bm25 is not None and term in self._bm25.doc_freqs[row]
+
+    def knows(self, term: str) -> bool:
+        """Whether any chunk contains this analyzed term."""
+        return self._bm25 is not None and term in self._bm25.idf
 
     def search(self, terms: list[str], rows: np.ndarray, k: int) -> list[tuple[int, float]]:
         """Top-k (row, score) among ``rows`` with score > 0; ties by row."""

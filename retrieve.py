@@ -73,8 +73,10 @@ def rerank(hits: list[Hit], scores: list[float], keep: int) -> list[Hit]:
 
 def is_evidence(h: Hit, min_cosine: float, min_coverage: float) -> bool:
     """Absolute floor: a hit counts as evidence when its meaning is close
-    (cosine) or it holds most of the query's rare terms (idf coverage)."""
-    return h.scores.get("cosine", 0.0) >= min_cosine or h.scores.get("coverage", 0.0) >= min_coverage
+    (cosine), it holds most of the query's rare terms (idf coverage), or it
+    holds an identifier the question names."""
+    return (h.scores.get("cosine", 0.0) >= min_cosine or h.scores.get("coverage", 0.0) >= min_coverage
+            or h.scores.get("identifier", 0.0) >= 1.0)
 
 
 # --- the pipeline ------------------------------------------------------------

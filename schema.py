@@ -52,6 +52,8 @@ class Scope:
     audiences: frozenset = frozenset({"public"})
     langs: frozenset | None = None  # None = any language
     tenant: str | None = None
+    # Evaluation only ("no filters" ablation); never set from the command line.
+    all_tenants: bool = False
 
     @classmethod
     def build(cls, audience: str | None = None, tenant: str | None = None, lang: str | None = None,
@@ -65,7 +67,11 @@ class Scope:
     def allows(self, c: Chunk) -> bool:
         return (c.status in self.statuses and c.audience in self.audiences
                 and (self.langs is None or c.lang in self.langs)
-                and (c.tenant is None or c.tenant == self.tenant))
+                and (c.tenant is None or self.all_tenants or c.tenant == self.tenant))
+
+    @classmethod
+    def everything(cls) -> "Scope":
+        return cls(frozenset({"current", "superseded", "draft"}), frozenset({"public", "staff"}), None, None, True)
 
     def describe(self) -> str:
         langs = ",".join(sorted(self.langs)) if self.langs else "any"

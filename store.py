@@ -104,7 +104,12 @@ class LocalIndex:
     def evidence(self, query: str, vector: np.ndarray | None, chunk_id: str) -> dict[str, float]:
         """Absolute evidence of a chunk for a query: cosine and idf coverage."""
         r = self.row[chunk_id]
-        out = {"coverage": self.bm25.coverage(lexical.analyze(query), r)}
+        terms = lexical.analyze(query)
+        out = {"coverage": self.bm25.coverage(terms, r)}
+        # An identifier from the question (E5100, RD2-24) found verbatim is
+        # evidence on its own, however many other words the question has.
+        idents = [t for t in terms if lexical.is_identifier(t)]
+        out["identifier"] = 1.0 if idents and any(self.bm25.contains(r, t) for t in idents) else 0.0
         if vector is not None and self.vectors.shape[0]:
             out["cosine"] = float(self.vectors[r] @ vector)
         return out

@@ -1,0 +1,95 @@
+"""Where did a failed question lose its evidence?  Pure functions.
+
+Stages, in pipeline order, each with labels:
+  ingestion   missed_evidence   an evidence phrase is whole in no chunk
+  retrieval   missed_evidence   evidence exists but is not in the top k
+              irrelevant_match  rank 1 holds no evidence
+              stale_document    a superseded / restricted chunk, or a
+                                ``must_not`` phrase, was retrieved
+  context     missed_evidence   retrieved, then dropped (floor, dedup, budget)
+              duplicate_chunks  two shown chunks say the same thing
+  generation  missed_evidence   evidence was shown but the answer refused or
+                                lacks the answer's key words
+              unsupported_answer  the answer states numbers the cited text
+                                does not hold, or answers an unanswerable question
+  citation    unsupported_answer  a cited number named no shown chunk
+"""
+from __future__ import annotations
+
+import re
+
+STAGES = ("ingestion", "retrieval", "context", "generation", "citation")
+LABELS = ("missed_evidence", "irrelevant_match", "stale_document", "duplicate_chunks", "unsupported_answer")
+
+
+def norm(text: str) -> str:
+    """Collapse whitespace and drop Markdown emphasis, so a phrase copied
+    from the rendered document matches the chunk's source text."""
+    return " ".join(text.replace("*", "").replace("`", "").split())
+
+
+def grade(chunk_text: str, evidence: list[dict]) -> int:
+    """The best grade of the evidence phrases this chunk holds whole
+    (with every phrase it must hold beside it)."""
+    t = norm(chunk_text)
+    best = 0
+    for e in evidence:
+        if norm(e["phrase"]) in t and all(norm(w) in t for w in e.get("with", [])):
+            best = max(best, int(e.get("grade", 1)))
+    return best
+
+
+_NUM = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def unsupported_numbers(answer: str, cited_texts: list[str]) -> list[str]:
+    """Numbers the answer states that no cited text holds ([n] markers aside)."""
+    body = re.sub(r"\[[\d,\s\-–]+\]", "", answer)
+    source = " ".join(norm(t) for t in cited_texts)
+    return [n for n in dict.fromkeys(_NUM.findall(body)) if n not in source]
+
+
+def diagnose(q: dict, t: dict) -> list[tuple[str, str]]:
+    """Findings for one question as (stage, label) pairs in stage order.
+
+    ``t`` (a trace, plain data):
+      missing_phrases  grade-2 phrases that are whole in no chunk of the index
+      retrieved        [{"id", "grade", "stale"}] top-k in rank order
+      shown            ids shown to the answerer;  dropped: [(id, reason)]
+      duplicates       number of shown pairs with near-identical text
+      answer, refused  the answer (None for a retrieval-only run)
+      cited_texts      texts of the chunks the answer cites;  stripped: int
+    """
+    out: list[tuple[str, str]] = []
+    answerable = q.get("answerable", True)
+    retrieved = t.get("retrieved", [])
+    relevant = [r for r in retrieved if r["grade"] > 0]
+    if answerable and t.get("missing_phrases"):
+        out.append(("ingestion", "missed_evidence"))
+    if answerable and not relevant and not t.get("missing_phrases"):
+        out.append(("retrieval", "missed_evidence"))
+    if retrieved and retrieved[0]["grade"] == 0 and (relevant or not answerable):
+        out.append(("retrieval", "irrelevant_match"))
+    if any(r.get("stale") for r in retrieved):
+        out.append(("retrieval", "stale_document"))
+    shown = set(t.get("shown", []))
+    if relevant and not any(r["id"] in shown for r in relevant):
+        out.append(("context", "missed_evidence"))
+    if t.get("duplicates", 0):
+        out.append(("context", "duplicate_chunks"))
+    answer = t.get("answer")
+    if answer is not None:
+        evidence_shown = any(r["id"] in shown for r in relevant)
+        if answerable and evidence_shown:
+            keys = q.get("answer_keywords", [])
+            if t.get("refused") or (keys and not all(norm(k).lower() in norm(answer).lower() for k in keys)):
+                out.append(("generation", "missed_evidence"))
+        if not t.get("refused") and (unsupported_numbers(answer, t.get("cited_texts", [])) or not answerable):
+            out.append(("generation", "unsupported_answer"))
+        if t.get("stripped", 0):
+            out.append(("citation", "unsupported_answer"))
+    seen: list[tuple[str, str]] = []
+    for f in out:
+        if f not in seen:
+            seen.append(f)
+    return sorted(seen, key=lambda f: STAGES.index(f[0]))
