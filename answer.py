@@ -200,6 +200,26 @@ class Extract:
 
 
 
+# Answer types: a "how long" question is answered by a sentence with a
+# duration, "how much" by an amount, "when" by a time or date.  A matching
+# sentence gets a bonus, which is what a reader does when skimming.
+_DURATION = r"\d+(?:\s*(?:-|–|to)\s*\d+)?\s*(?:business |working )?(?:minutes?|hours?|days?|weeks?|months?|years?)\b|\d+\s*(?:天|年|个月|小时|个工作日)|দিন"
+ANSWER_TYPES = [
+    (re.compile(r"\bhow long\b|\bhow many (?:days|weeks|months|years|hours)\b|\buntil when\b|多久|多长|কত দিন", re.I),
+     re.compile(_DURATION, re.I)),
+    (re.compile(r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|多少钱|费用|কত টাকা", re.I),
+     re.compile(r"[$€£¥]\s?\d|\d+(?:\.\d+)?\s*(?:元|dollars?|usd|eur|%|টাকা)", re.I)),
+    (re.compile(r"\bwhen\b|\bwhat time\b|\bopening hours\b|几点", re.I),
+     re.compile(r"\d{1,2}(?::\d\d)?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+                r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b", re.I)),
+]
+TYPE_BONUS = 0.15
+
+
+def type_bonus(question: str, sentence: str) -> float:
+    return TYPE_BONUS if any(q.search(question) and a.search(sentence) for q, a in ANSWER_TYPES) else 0.0
+
+
 def extractive(queries: list[str] | str, ctx: Context, idf, known=None, embed=None,
                min_score: float = 0.35, max_sentences: int = 2, embed_top: int = 10) -> Extract:
     """Quote the sentences of the shown chunks that best match the question.
@@ -208,6 +228,7 @@ def extractive(queries: list[str] | str, ctx: Context, idf, known=None, embed=No
               term in the chunk's title/heading path counts half, so a table
               row under "Size L" matches "size L"); the best over the question
               and its synonym expansions.
+              A sentence of the question's answer type adds ``TYPE_BONUS``.
     score   = 0.5 * lexical + 0.5 * cosine(question, sentence) for the
               ``embed_top`` lexically best sentences when an embedder is given
               (embedding every sentence would cost ~1 s on a laptop CPU).
@@ -235,7 +256,7 @@ def extractive(queries: list[str] | str, ctx: Context, idf, known=None, embed=No
             words = set(lexical.analyze(s))
             lex = max((sum(idf(t) * (1.0 if t in words else 0.5 if t in heading else 0.0) for t in terms) / total
                        for terms, total in variants), default=0.0)
-            cands.append((lex, n, s))
+            cands.append((lex + type_bonus(question, s), n, s))
     if not cands:
         return Extract(REFUSAL, [], [], reason="no sentences")
     # Best first; ties go to the stronger chunk (higher n), then reading order.
