@@ -328,8 +328,9 @@ class Turn:
 class Engine:
     """One conversation: rewrite -> retrieve -> context -> answer -> citations."""
 
-    def __init__(self, retriever: Retriever, cfg: Config, scope: Scope, llm=None, synonyms=()):
+    def __init__(self, retriever: Retriever, cfg: Config, scope: Scope, llm=None, synonyms=(), log: bool = True):
         self.retriever, self.cfg, self.scope, self.llm = retriever, cfg, scope, llm
+        self.log = log  # evaluation runs keep out of the user's metrics log
         self.synonyms = synonyms
         self.history: list[str] = []
         self.stripped_total = 0
@@ -375,7 +376,8 @@ class Engine:
         timings["answer"] = (time.perf_counter() - t2) * 1000
         timings["total"] = (time.perf_counter() - t0) * 1000
         self.stripped_total += turn.stripped
-        self._log(turn)
+        if self.log:
+            self._log(turn)
         return turn
 
     def _generate(self, turn: Turn, question: str, ctx: Context, on_text) -> None:

@@ -95,7 +95,7 @@ def run(folder: str, golden: str) -> dict:
         first: list[float] = []
         syn = rewrite.load_synonyms(cfg.synonyms)
         for q in qs:
-            e = answer.Engine(r, cfg, Scope(), synonyms=syn)
+            e = answer.Engine(r, cfg, Scope(), synonyms=syn, log=False)
             t0 = time.perf_counter()
             mark: list[float] = []
             e.ask(q, on_text=lambda _t: mark.append(time.perf_counter()) if not mark else None)

@@ -186,7 +186,7 @@ def run_answers(qs: list[dict], retriever: Retriever, judge: Judge, cfg: config.
     per_q: dict = {}
     for q in qs:
         turns = turns_of(q)
-        engine = answer_mod.Engine(retriever, cfg, scope_for(q), llm=llm, synonyms=synonyms)
+        engine = answer_mod.Engine(retriever, cfg, scope_for(q), llm=llm, synonyms=synonyms, log=False)
         engine.history = turns[:-1]
         t0 = time.perf_counter()
         turn = engine.ask(turns[-1])

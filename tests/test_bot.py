@@ -188,3 +188,19 @@ def test_one_shot_json_and_exit_codes(sample_index, tmp_path):
     assert run_bot("--json").returncode == 2  # usage error
     r = run_bot("--ask", "x", "--index", str(tmp_path / "none"), env_extra={"CITEBOT_DATA_DIR": str(tmp_path)})
     assert r.returncode == 1 and "python ingest.py" in r.stderr
+
+
+def test_followup_is_condensed_by_the_model_when_one_is_configured(fake, retriever, sample_index, tmp_path):
+    import prompts
+    e = engine(retriever, sample_index, tmp_path)
+    e.history = ["what frame size should I get if I'm 175 cm tall?"]
+    fake.script = ["What frame size fits a rider who wants size L?", "Size L fits riders 180-190 cm [1]."]
+    turn = e.ask("and for size L?")
+    assert fake.requests[0]["messages"][0]["content"] == prompts.CONDENSE_SYSTEM
+    assert turn.question_searched == "What frame size fits a rider who wants size L?"
+    assert turn.model_calls == 2 and turn.answer == "Size L fits riders 180-190 cm [1]."
+    # A turn that stands alone is not sent to the condenser.
+    fake.requests.clear()
+    fake.script = ["Gift cards never expire [1]."]
+    e.ask("do gift cards expire?")
+    assert len(fake.requests) == 1
