@@ -167,8 +167,10 @@ def failed(q: dict, p: dict, k: int = 5) -> bool:
     return not p["refused"]
 
 
-def per_tag(qs: list[dict], runs: dict[str, dict]) -> dict:
-    """hit@5 on answerable questions / refusal accuracy on unanswerable, per tag."""
+def per_tag(qs: list[dict], runs: dict[str, dict], answers: dict | None = None) -> dict:
+    """hit@5 on answerable questions / refusal accuracy on unanswerable, per
+    tag; with answers, a last column: share answered correctly (keywords
+    present, or refused when unanswerable)."""
     tags = sorted({t for q in qs for t in q.get("tags", [])})
     out: dict = {}
     for tag in tags:
@@ -177,6 +179,8 @@ def per_tag(qs: list[dict], runs: dict[str, dict]) -> dict:
         for name, per_q in runs.items():
             ok = [not failed(q, per_q[q["id"]]) for q in group]
             row[name] = round(sum(ok) / len(ok), 3)
+        if answers:
+            row["answers"] = round(sum(answers[q["id"]]["correct"] for q in group) / len(group), 3)
         out[tag] = row
     return out
 
@@ -264,7 +268,7 @@ def report(result: dict) -> str:
     out = [f"golden set: {result['n']} questions ({result['n_answerable']} answerable); index {result['index']}", "",
            table(result["configs"]), "",
            "hit@5 (answerable) / refusal (unanswerable) per tag — share of questions not failed:"]
-    names = list(result["configs"])
+    names = list(result["configs"]) + (["answers"] if result.get("answers") else [])
     out.append(f"{'tag':18}{'n':>4}" + "".join(f"{n:>12}" for n in names))
     for tag, row in result["per_tag"].items():
         out.append(f"{tag:18}{row['n']:>4}" + "".join(f"{row[n]:>12.2f}" for n in names))
@@ -308,7 +312,7 @@ def evaluate(cfg: config.Config, golden: str | Path, answers: bool = False, limi
             results[name]["model_calls"] = ans["model_calls"] if name == full else 0.0
     return {
         "n": len(qs), "n_answerable": sum(1 for q in qs if q.get("answerable", True)), "index": cfg.index,
-        "configs": results, "per_tag": per_tag(qs, runs),
+        "configs": results, "per_tag": per_tag(qs, runs, ans_q),
         "misses": {name: [q["id"] for q in qs if failed(q, runs[name][q["id"]])] for name in runs},
         "answers": ans, "diagnosis": diagnosis(qs, runs[full], ans_q),
     }
