@@ -5,7 +5,7 @@ their hyphens and stay whole (``E4032``, ``SF-3000``, ``RD2-24``); runs of
 Chinese/Japanese characters become overlapping character bigrams (a lone
 character stays a token); every other script splits into words (letters,
 digits and combining marks, so Bengali vowel signs stay inside their word);
-English stopwords are dropped and a plural ``s`` is trimmed.
+English stopwords are dropped and Latin-script words are Snowball-stemmed.
 
 Scorer: rank-bm25's ``BM25Okapi`` with Lucene's idf,
 ``log(1 + (N - n + 0.5) / (n + 0.5))``.  rank-bm25's own Okapi idf is
@@ -17,11 +17,13 @@ Defaults k1 = 1.2, b = 0.75 (Lucene's).
 """
 from __future__ import annotations
 
+import functools
 import math
 import unicodedata
 
 import numpy as np
 import regex
+import snowballstemmer
 from rank_bm25 import BM25Okapi
 
 VARIANT = "okapi-lucene-idf"
@@ -48,10 +50,15 @@ def is_identifier(term: str) -> bool:
     return bool(_DIGIT.search(term) and _LETTER.search(term))
 
 
+_STEMMER = snowballstemmer.stemmer("english")
+_ASCII_WORD = regex.compile(r"[a-z]+")
+
+
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+    """Snowball English for plain Latin words ("guaranteed" and "guarantee"
+    meet at "guarante"); other scripts pass through unchanged."""
+    return _STEMMER.stemWord(word) if _ASCII_WORD.fullmatch(word) else word
 
 
 def analyze(text: str) -> list[str]:

@@ -55,7 +55,7 @@ def settings_stamp(cfg, embed_name: str, dim: int) -> dict:
         "embed_model": embed_name,
         "embed_dim": dim,
         "chunker": {"version": CHUNKER_VERSION, "chunk_tokens": cfg.chunk_tokens},
-        "analyzer": "citebot-1",
+        "analyzer": "citebot-2",
         "bm25": {"variant": lexical.VARIANT, "k1": cfg.bm25_k1, "b": cfg.bm25_b},
     }
 

@@ -3,6 +3,7 @@ the embedding cache), plus one smoke run on the real SciFact that skips when
 ../shared/benchmarks is absent."""
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -101,7 +102,8 @@ class ConceptEmbedder:
         self.calls.append(list(texts))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, t in enumerate(texts):
-            for tok in lexical.analyze(t):
+            # Plain words, plural s trimmed: independent of citebot's analyzer.
+            for tok in (w[:-1] if w.endswith("s") else w for w in re.findall(r"[a-z]+", t.lower())):
                 if tok in CONCEPTS:
                     out[i, CONCEPTS[tok]] += 1
             norm = np.linalg.norm(out[i])
