@@ -25,7 +25,15 @@ Otherwise a turn is a follow-up when:
    is not a reference, nor a complementiser "that I ..."), "one" with no noun
    after it, or a non-existential "there" -- *before* any topic of its own.
    A topic is a determiner or possessive phrase ("my password", "a refund"),
-   a capitalised name or code, a quoted term, or two content words in a row.
+   a capitalised name or code, a quoted term, two content words in a row, a
+   noun after "about/of/any/some..." ("speaking about vaccines"), or the noun
+   after "what is" ("what is mortadella and where is it from?").  An object
+   "it"/"them" in the same clause as the turn's own topic still points back
+   ("What is the first sign of it?", "Why do the Brits call it a loo?"); a
+   clause boundary (a conjunction, wh-word or punctuation) in between makes
+   the topic its antecedent.  "worth it" is idiomatic, and "there" is no
+   reference when existential ("there certainly are ...") or idiomatic ("out
+   there").
    A dummy "it" ("is it possible to change my address?", "how long does it
    take to get a refund?") is no reference when the infinitive clause after
    it has a topic.  So "How do I reset my password if I forgot it?" stands
@@ -39,6 +47,14 @@ Rewriting (:func:`rewrite_rules`, deterministic)
 ------------------------------------------------
 The antecedent is the most recent substantive history turn, itself first made
 standalone against the turns before it (so chains of follow-ups resolve).
+Alongside, the conversation's *salient entity* is tracked: the subject of
+each standalone turn, except that a generic phrase ("the symptoms", "the main
+themes", "the biggest ever", "other factors", "my levels") keeps the current
+one, and a "what about X" noun phrase becomes it.  "it"/"its"/"they"/"their"
+refer to the salient entity, else the antecedent's subject, with number
+agreement ("it" never takes a plural, "they" only a plural); this/that/one/
+there refer to the antecedent's subject.  No agreeing candidate, or one the
+turn already names, leaves the turn unchanged.
 Its *subject* is found with these rules, first match wins: a quoted term; the
 first capitalised name or code with its determiner and trailing nouns ("the
 Trailhead 2 tent", "error E4032"); the noun phrase after "what is/are"
@@ -48,7 +64,11 @@ phrase names an attribute ("the price of the tent", "the warranty on the
 stove") its object is the subject, unless that object is a typed value.
 An indefinite subject reads as definite ("a bike" -> "the bike").
 
-* "what if X" / "and if X"  ->  "<antecedent> if X?".
+* "what if X" / "and if X"  ->  "<antecedent> if X?" (left unchanged when X
+  is a clause of more than six words: it stands on its own).
+* "what about" + a full question ("what about why can't I apply a code?")
+  -> the question, its references resolved; "what about its X?" keeps the
+  opener and resolves the pronoun.
 * A fragment X (after "what about", "how about", "and", "same", or bare):
   1. X holds a typed value (size, colour, language, audience, country, year,
      duration, code) and the antecedent holds one of the same type: swap the
@@ -60,7 +80,11 @@ An indefinite subject reads as definite ("a bike" -> "the bike").
   4. a typed value with no counterpart is appended as a phrase ("for kids",
      "in red", "in size L");
   5. a noun phrase (or a "for/about/on/with" phrase, unless the antecedent
-     asks how to do something) replaces the subject ("What is the warranty
+     asks how to do something) replaces the subject when that subject is
+     clear -- a quoted term, a name, or a "what is"/determiner phrase that is
+     neither generic nor coordinated; a bare noun phrase with no clear
+     subject, or one with an "of" complement of its own ("the goal of Deep
+     Impact mission"), leaves the turn unchanged ("What is the warranty
      on the Trailhead 2 tent?" + "what about the stove?" -> "What is the
      warranty on the stove?"); "the old one" / "the old policy" keep the
      subject's noun ("the old return policy");
@@ -72,7 +96,9 @@ An indefinite subject reads as definite ("a bike" -> "the bike").
   "is that possible/free/...?" becomes "Is it possible to <action>?" and "do
   that" becomes the action.  Otherwise the first reference is replaced by the
   subject ("its" by the possessive, "it's" by "<subject> is", "the old one"
-  by "the old <subject noun>", "there" by "to/at <subject>").
+  by "the old <subject noun>", "ones" by the plural subject noun, "there" by
+  "to/at <subject>"); a bare this/that is left alone when the antecedent's
+  subject is vague (it likely means the last answer).
 * A question with "the old ..." and no reference takes the subject's noun
   when the heads match; otherwise the turn is left unchanged.
 
@@ -406,6 +432,11 @@ def _has_marker(toks: list[_Tok]) -> bool:
     return any(a.low == "the" and b.low in MARKER_ADJ for a, b in zip(toks, toks[1:]))
 
 
+_TOPIC_LEADS = _words("about regarding of any some no every each all")
+_IDIOM_NOUNS = _words("""general particular example instance course fact addition total short brief
+    detail advance case order time turn words other sure""")
+
+
 def _topic_starts(toks: list[_Tok], text: str) -> list[int]:
     """Token indices where a topic of the turn's own starts."""
     starts: set[int] = set()
@@ -414,6 +445,9 @@ def _topic_starts(toks: list[_Tok], text: str) -> list[int]:
         starts.update(i for i, t in enumerate(toks) if m.start() <= t.start < m.end())
     for i, t in enumerate(toks):
         nxt = toks[i + 1] if i + 1 < n and not _gap(text, t, toks[i + 1]) else None
+        if (t.low in ("what", "who") and nxt is not None and nxt.low in ("is", "are", "was", "were")
+                and i + 2 < n and _nounish(toks[i + 2]) and not _gap(text, nxt, toks[i + 2])):
+            starts.add(i + 2)  # "what is mortadella and where is it from?"
         if t.low in DET_NP and nxt is not None and _content(nxt):
             starts.add(i)
         elif t.low in DEMONSTRATIVES and nxt is not None and _nounish(nxt):
@@ -422,6 +456,9 @@ def _topic_starts(toks: list[_Tok], text: str) -> list[int]:
             starts.add(i)
         elif nxt is not None and _nounish(t) and _nounish(nxt) and not t.low.isdigit():
             starts.add(i)
+        elif (nxt is not None and t.low in _TOPIC_LEADS and _nounish(nxt)
+              and nxt.low not in _IDIOM_NOUNS and not nxt.low.endswith("ing")):
+            starts.add(i + 1)  # "speaking about vaccines", "any meat"
     return sorted(starts)
 
 
@@ -437,6 +474,11 @@ def _dummy_it(toks: list[_Tok], i: int, text: str) -> bool:
         return False  # "to Canada", "to the US": a preposition, not an infinitive
     rest = toks[j + 1:]
     return bool(_topic_starts(rest, text) or _typed_spans(text[after.start:]))
+
+
+_ADVERBS = _words("""certainly really still also always usually actually probably now definitely
+    surely just even never often sometimes already clearly obviously""")
+_THERE_IDIOM = _words("out over here up down around in that so from back")
 
 
 def _ref_indices(toks: list[_Tok], text: str) -> list[int]:
@@ -468,6 +510,13 @@ def _ref_indices(toks: list[_Tok], text: str) -> list[int]:
         elif w == "there":
             if (nxt is not None and nxt.low in BE) or (prv is not None and prv.low in BE):
                 continue
+            j = i + 1  # "there certainly are ...": existential after an adverb
+            while j < n and (toks[j].low in _ADVERBS or toks[j].low.endswith("ly")):
+                j += 1
+            if j < n and (toks[j].low in BE or toks[j].low in AUX or toks[j].low in ("exist", "exists")):
+                continue
+            if prv is not None and prv.low in _THERE_IDIOM:
+                continue  # "out there", "over there", "that there are"
             out.append(i)
     return out
 
@@ -489,7 +538,19 @@ def _followup_turn(turn: str) -> bool:
     if not refs:
         return False
     topics = _topic_starts(rest, turn)
-    return not any(s < refs[0] for s in topics)
+    before = [s for s in topics if s < refs[0]]
+    if not before:
+        return True
+    # "What is the first sign of it?", "Why do the Brits call it a loo?": an
+    # object pronoun in the same clause as the turn's own topic points back
+    # (a same-clause coreference would read "itself")
+    r, k = refs[0], before[-1]
+    if rest[r].low in ("it", "them") and rest[r - 1].low not in ("worth", "make", "made", "makes"):
+        between = rest[k + 1:r]
+        boundary = any(_gap(turn, x, y) for x, y in zip(rest[k:r], rest[k + 1:r + 1])) or any(
+            t.low in CONJ or t.low in WH or t.low in ("that", "which", "who") for t in between)
+        return not boundary
+    return False
 
 
 def is_followup(turn: str, history: list[str]) -> bool:
@@ -548,14 +609,46 @@ _COPULA_RE = re.compile(r"^\s*(?:what|who|which)(?:'s|’s|\s+is|\s+are|\s+was|\
 _ABOUT_RE = re.compile(r"^\s*(?:tell me about|explain|describe)\s+(?P<np>.+)$", re.I)
 
 
-def _subject_span(a: str) -> tuple[int, int] | None:
-    """Character span of the antecedent's subject noun phrase (module docstring)."""
+_WEAK_MODS = _words("""first last main most least other different various key important popular
+    common best worst same similar particular general specific possible major minor overall""")
+_NOT_SUPERLATIVE = _words("""interest forest test request rest guest contest harvest west chest protest
+    nest quest pest vest best""")
+
+
+def _np_weak(np: str, bridging: bool = True) -> bool:
+    """A generic phrase that names no topic of its own: 'the symptoms', 'the
+    main themes', 'the biggest ever', 'other factors', 'these languages'."""
+    toks = _tokens(np)
+    if not toks:
+        return True
+    if any(_is_entity(toks, i) for i in range(1, len(toks))) or (toks[0].text[:1].isupper()
+                                                                   and toks[0].low not in FUNCTION):
+        return False
+    first = toks[0].low
+    if first in DEMONSTRATIVES or first in ("some", "any", "other", "ways", "types", "kinds"):
+        return True
+    body = toks[1:] if first in DET_NP else toks
+    if any(t.low in _WEAK_MODS or (t.low.endswith("est") and len(t.low) > 4
+                                   and t.low not in _NOT_SUPERLATIVE) for t in body):
+        return True
+    if any(t.low in ("and", "or") for t in toks):
+        return True
+    # a short bare definite in a question of its own is a bridging reference
+    return bridging and first == "the" and len(toks) <= 3 and not any(t.low == "of" for t in toks)
+
+
+_DO_MODALS = _words("do does did can could will would should may might must don't doesn't didn't")
+
+
+def _subject_info(a: str) -> tuple[tuple[int, int] | None, str]:
+    """(character span, rule) of the antecedent's subject noun phrase (module
+    docstring); rule is "quote", "entity", "copula", "det", "run" or ""."""
     toks = _tokens(a)
     n = len(toks)
     m = QUOTE_RE.search(a)
     if m:
         g = next(k for k in (1, 2, 3) if m.group(k) is not None)
-        return m.start(g), m.end(g)
+        return (m.start(g), m.end(g)), "quote"
     typed = _typed_spans(a)
     for i in range(n):
         if not _is_entity(toks, i) or any(s <= toks[i].start < e for _, s, e in typed):
@@ -572,22 +665,26 @@ def _subject_span(a: str) -> tuple[int, int] | None:
                 _is_entity(toks, k) or toks[k].low.isdigit()):
             k += 1
         extra = 0
-        while (k < n and extra < 2 and not _gap(a, toks[k - 1], toks[k]) and _nounish(toks[k])
-               and toks[k].text[0].islower() and not _typed_word(toks[k])):
+        # "When did Netflix shift ...": a bare name right after do/can is the clause
+        # subject and the next word its verb
+        bare_subject = j > 0 and toks[j - 1].low in _DO_MODALS
+        while (k < n and extra < 2 and not bare_subject and not _gap(a, toks[k - 1], toks[k])
+               and _nounish(toks[k]) and toks[k].text[0].islower() and not _typed_word(toks[k])
+               and not toks[k].low.endswith("ed")):
             k += 1
             extra += 1
-        return toks[j].start, toks[k - 1].end
+        return (toks[j].start, toks[k - 1].end), "entity"
     for rx in (_COPULA_RE, _ABOUT_RE):
         m = rx.match(a)
         if m:
             sub = [i for i, t in enumerate(toks) if t.start >= m.start("np")]
             if sub and (toks[sub[0]].low in DET_NP or _nounish(toks[sub[0]])):
-                return _phrase_span(toks, sub[0], a)
+                return _phrase_span(toks, sub[0], a), "copula"
     for i, t in enumerate(toks):
         if i + 1 < n and not _gap(a, t, toks[i + 1]) and (
                 (t.low in DET_NP and _content(toks[i + 1]))
                 or (t.low in DEMONSTRATIVES and _nounish(toks[i + 1]))):
-            return _phrase_span(toks, i, a)
+            return _phrase_span(toks, i, a), "det"
     runs: list[tuple[int, int]] = []
     i = 0
     while i < n:
@@ -599,7 +696,11 @@ def _subject_span(a: str) -> tuple[int, int] | None:
             i = j
         else:
             i += 1
-    return runs[-1] if runs else None
+    return (runs[-1], "run") if runs else (None, "")
+
+
+def _subject_span(a: str) -> tuple[int, int] | None:
+    return _subject_info(a)[0]
 
 
 _ACTION_RES = [
@@ -672,6 +773,8 @@ def _merge_head(x: str, np: str) -> str:
     xt, nt = _tokens(x), _tokens(np)
     if len(xt) < 2 or xt[0].low not in DET_NP | DEMONSTRATIVES or not nt:
         return x
+    if len(xt) > 4 or any(t.low == "of" or (k and t.text[:1].isupper()) for k, t in enumerate(xt)):
+        return x  # "the goal of Deep Impact mission" names its own subject
     head, np_head = xt[-1].low, nt[-1].low
     if head not in ("one", "ones") and head.rstrip("s") != np_head.rstrip("s"):
         return x
@@ -705,7 +808,7 @@ def _pp_object_span(a: str, prep: str) -> tuple[int, int] | None:
     return None
 
 
-def _resolve_fragment(x: str, a: str, opener: str) -> str:
+def _resolve_fragment(x: str, a: str, opener: str) -> str | None:
     x = x.strip().rstrip("?.!").strip()
     xt = _tokens(x)
     if not xt or all(t.low in REF_PRONOUNS | DEMONSTRATIVES for t in xt):
@@ -741,12 +844,21 @@ def _resolve_fragment(x: str, a: str, opener: str) -> str:
     # 5. a noun phrase replaces the subject
     if prep is None or (prep in ("for", "about", "on", "with", "regarding", "of") and not _action_vp(a)):
         obj_toks = _tokens(obj)
+        if prep is None and any(t.low == "of" and k + 1 < len(obj_toks) and _content(obj_toks[k + 1])
+                                for k, t in enumerate(obj_toks)):
+            return None  # "the goal of Deep Impact mission" names a subject of its own
         gerund = obj_toks[0].low.endswith("ing") and obj_toks[0].low not in DET_NP
-        span = None if gerund else _subject_span(a)
+        span, rule = (None, "") if gerund else _subject_info(a)
         if span:
             np = a[span[0]:span[1]]
             new = _merge_head(obj, np)
-            return _tidy(a[:span[0]] + new + a[span[1]:])
+            coordinated = re.match(r"\s*(?:and|or)\b", a[span[1]:], re.I) is not None
+            trusted = rule in ("quote", "entity") or (rule in ("copula", "det") and not coordinated
+                                                      and not _np_weak(np, bridging=False))
+            if new != obj or trusted:
+                return _tidy(a[:span[0]] + new + a[span[1]:])
+            if prep is None:
+                return None  # no clear subject to swap: leave the turn alone
     # 6. append a prepositional phrase, else the plain fallback
     if prep:
         return _tidy(f"{base} {x}?")
@@ -770,7 +882,33 @@ def _resolve_action(text: str, vp: str) -> str | None:
     return None
 
 
-def _resolve_refs(text: str, a: str) -> str | None:
+_IT_REFS = _words("it its it's itself")
+_THEY_REFS = _words("they them their theirs they're themselves")
+_PLURAL_S = _words("news series species means aids diabetes physics mathematics economics politics")
+
+
+def _plural(np: str) -> bool:
+    """Whether a noun phrase reads as plural ('makos', 'the Brits', 'cats and dogs')."""
+    toks = _tokens(np)
+    if not toks:
+        return False
+    if any(t.low in ("and", "or") for t in toks):
+        return True
+    h = toks[-1].low
+    return (len(h) > 3 and h.endswith("s") and not h.endswith(("ss", "us", "is", "'s"))
+            and h not in _PLURAL_S)
+
+
+def _pick_np(w: str, cands: list[str]) -> str | None:
+    """The candidate a pronoun refers to: number must agree for it/they."""
+    if w in _IT_REFS:
+        return next((c for c in cands if not _plural(c)), None)
+    if w in _THEY_REFS:
+        return next((c for c in cands if _plural(c)), None)
+    return cands[0] if cands else None
+
+
+def _resolve_refs(text: str, a: str, center: str | None = None) -> str | None:
     toks = _tokens(text)
     refs = _ref_indices(toks, text)
     if not refs:
@@ -781,9 +919,22 @@ def _resolve_refs(text: str, a: str) -> str | None:
         if out:
             return out
     span = _subject_span(a)
-    if not span:
+    last = _lower_det(a[span[0]:span[1]]) if span else None
+    w0 = toks[refs[0]].low
+    # it/they follow the conversation's salient entity; this/that/one/there the last turn
+    if w0 in _IT_REFS | _THEY_REFS:
+        cands = [c for c in (center, last) if c]
+    else:
+        cands = [c for c in (last,) if c]
+        if w0 in DEMONSTRATIVES | {"that's"} and (_subject_info(a)[1] == "run" or _np_weak(a[span[0]:span[1]])):
+            return None  # "That seems extreme.": more likely the last answer than a vague phrase
+    np = _pick_np(w0, list(dict.fromkeys(cands)))
+    if not np:
         return None
-    np = _lower_det(a[span[0]:span[1]])
+    own = {t.low for t in toks}
+    np_content = [t.low for t in _tokens(np) if _content(t)]
+    if np_content and all(c in own for c in np_content):
+        return None  # the turn already names it: the pronoun is the turn's own
     i = refs[0]
     t = toks[i]
     w = t.low
@@ -797,7 +948,10 @@ def _resolve_refs(text: str, a: str) -> str | None:
         while j > 0 and i - j < 3 and toks[j - 1].low not in DET_NP | DEMONSTRATIVES | {"which"} \
                 and _content(toks[j - 1]) and not _gap(text, toks[j - 1], toks[j]):
             j -= 1
-        if j > 0 and toks[j - 1].low in DET_NP | DEMONSTRATIVES | {"which"}:
+        if w == "ones":
+            body = _without_det(np)
+            repl = body if _plural(body) else body + ("es" if body.endswith(("s", "x", "ch", "sh")) else "s")
+        elif j > 0 and toks[j - 1].low in DET_NP | DEMONSTRATIVES | {"which"}:
             repl = _without_det(np)
         else:
             body = _without_det(np)
@@ -827,50 +981,105 @@ def _resolve_marker(text: str, a: str) -> str | None:
     return None
 
 
-def _resolve(turn: str, a: str) -> str:
-    """Make ``turn`` (a follow-up) standalone against antecedent ``a``."""
+def _split(turn: str) -> tuple[str | None, str, str]:
     toks = _tokens(turn)
-    if not toks:
-        return turn
     kind, i = _openers(toks)
     rest_start = toks[i].start if i < len(toks) else len(turn)
     rest = turn[rest_start:].strip()
     opener = turn[toks[0].start:rest_start].strip() if i > 0 else ""
-    opener = opener.rstrip(",;:- ").strip()
+    return kind, rest, opener.rstrip(",;:- ").strip()
+
+
+def _clause_question(rest: str) -> bool:
+    """'why can't I apply a code?', 'is it free?': a full question after 'what about'."""
+    rt = _tokens(rest)
+    if not rt:
+        return False
+    if rt[0].low in WH and rt[0].low not in ("which", "whose"):
+        return len(rt) > 1 and (rt[1].low in AUX or rt[1].low in SUBJECTS or rt[1].low in REF_PRONOUNS
+                                or rt[1].low in VERBS or rt[1].low in ("happened", "happens"))
+    return rt[0].low in AUX and len(rt) > 1 and (rt[1].low in SUBJECTS or rt[1].low in REF_PRONOUNS)
+
+
+def _resolve(turn: str, a: str, center: str | None = None) -> str:
+    """Make ``turn`` (a follow-up) standalone against antecedent ``a``."""
+    toks = _tokens(turn)
+    if not toks:
+        return turn
+    kind, rest, opener = _split(turn)
     if kind == "if":
         x = rest.rstrip("?.!").strip()
+        if len(_tokens(x)) > 6:
+            return turn  # "what if the electors don't vote for the pledged candidate?"
         return _tidy(f"{_base(a)} if {x}?") if x else a
     if kind == "about":
-        return _resolve_fragment(rest, a, opener)
+        if _clause_question(rest):
+            # "what about why can't I apply a feature code?": the question itself
+            return _resolve_refs(rest, a, center) or _tidy(rest, True)
+        if _ref_indices(_tokens(rest), rest) and any(
+                t.low in ("its", "their", "his", "her") for t in _tokens(rest)):
+            # "what about its health effects?": resolve the pronoun, keep the opener
+            out = _resolve_refs(rest, a, center)
+            return _tidy(f"{opener} {out[0].lower()}{out[1:]}") if out else turn
+        return _resolve_fragment(rest, a, opener) or turn
     if not rest:
         return turn
     if _elliptical(_tokens(rest), rest):
-        return _resolve_fragment(rest, a, "")
-    out = _resolve_refs(rest, a) or _resolve_marker(rest, a)
+        return _resolve_fragment(rest, a, "") or turn
+    out = _resolve_refs(rest, a, center) or _resolve_marker(rest, a)
     return out or turn
 
 
-def _standalone_chain(history: list[str]) -> list[str]:
-    """The standalone form of every substantive history turn, in order."""
+def _center_np(h: str, center: str | None) -> str | None:
+    """The conversation's salient entity after standalone turn ``h``."""
+    span, rule = _subject_info(h)
+    if not span:
+        return center
+    raw = h[span[0]:span[1]]
+    np = _lower_det(raw)
+    if center is None or rule in ("quote", "entity"):
+        return np
+    if _np_weak(raw) or _tokens(np)[0].low in ("my", "your", "our", "his", "her"):
+        return center  # "the symptoms", "the main themes": about the current topic
+    return np
+
+
+def _context(history: list[str]) -> tuple[list[str], str | None]:
+    """The standalone form of every substantive history turn, in order, and
+    the salient entity (the subject it/they refer to) after the last one."""
     chain: list[str] = []
+    center: str | None = None
     for h in history or ():
         if not h or not h.strip() or _is_ack(_tokens(h)):
             continue
         if chain and _followup_turn(h):
-            chain.append(_resolve(h, chain[-1]))
+            chain.append(_resolve(h, chain[-1], center))
+            kind, rest, _ = _split(h)
+            if kind == "about" and not _clause_question(rest):
+                rt = _tokens(rest)
+                if rt and rt[0].low not in PREPS and not _typed_spans(rest) and not _ref_indices(rt, rest):
+                    np = _lower_det(rest.rstrip("?.! "))
+                    if not _np_weak(np, bridging=False):
+                        center = np
         else:
             chain.append(h.strip())
-    return chain
+            center = _center_np(h.strip(), center)
+    return chain, center
+
+
+def _standalone_chain(history: list[str]) -> list[str]:
+    """The standalone form of every substantive history turn, in order."""
+    return _context(history)[0]
 
 
 def rewrite_rules(turn: str, history: list[str]) -> str:
     """A deterministic standalone question (the turn itself when it stands alone)."""
     if not is_followup(turn, history):
         return turn
-    chain = _standalone_chain(history)
+    chain, center = _context(history)
     if not chain:
         return turn
-    out = _resolve(turn, chain[-1])
+    out = _resolve(turn, chain[-1], center)
     return out if out.strip() else turn
 
 

@@ -92,6 +92,21 @@ FOLLOWUPS = [
      "What was the return policy in 2024?"),
     (["What is athlete's foot"], "is it treatable",
      "Is athlete's foot treatable?"),
+    # "what about" + a full question: the question itself, minus the opener
+    (["Why do you think I can not apply a subscription code?"], "what about why can't I apply a feature code?",
+     "Why can't I apply a feature code?"),
+    # an object pronoun in the same clause as the turn's own noun points back
+    (["What is throat cancer?"], "What is the first sign of it?",
+     "What is the first sign of throat cancer?"),
+    # it/they follow the conversation's topic past a generic turn ("the symptoms")
+    (["What is anemia?", "What are the symptoms?"], "Can it go away?",
+     "Can anemia go away?"),
+    (["What is a 529 plan?", "What are the main advantages?"], "How does it work?",
+     "How does the 529 plan work?"),
+    (["Tell me about makos."], "Where do they live?",
+     "Where do makos live?"),
+    (["What is a genre?"], "What are the most important ones?",
+     "What are the most important genres?"),
 ]
 
 # Cases where several phrasings would do: required words, case-insensitive.
@@ -116,6 +131,11 @@ STANDALONE = [
     "Does the app work offline?",
     "refund policy?",
     "Thanks!",
+    # the turn names its own subject, or "there" is existential
+    "Speaking about vaccines, how are they made?",
+    "What is mortadella and where is it from?",
+    "Great!  there certainly are scientists who care about violent culture in the US!",
+    "Is the stove worth it?",
 ]
 
 
@@ -179,6 +199,26 @@ def test_multi_hop_chain():
 def test_chain_resets_on_a_new_standalone_question():
     history = ["What is the frame size for size M?", "and for size L?", "Where is the Portland store?"]
     assert rewrite_rules("how do I get there?", history) == "How do I get to the Portland store?"
+
+
+# Follow-ups the rules cannot resolve safely: left unchanged (the original
+# turn is searched anyway) rather than made worse.
+UNSURE = [
+    (["Is there a vaccine for Herper, how can it be prevent?"], "Speaking about vaccines, how are they made?"),
+    (["What items should I keep?"], "Is it the same for earthquakes?"),          # "it" is no plural
+    (["Where do they come from?"], "are they safe?"),                            # no plural antecedent
+    (["What are the scientific objectives of NASA's Deep Impact Extended Mission?"],
+     "what about the goal of Deep Impact mission?"),                             # names its own subject
+    (["What were the similarities and differences between the studies?"],
+     "What about the BBC experiment?"),                                          # no clear subject to swap
+    (["How has the voting system changed over time?"],
+     "What if the electors don't vote for the pledged candidate?"),              # a clause of its own
+]
+
+
+@pytest.mark.parametrize("history,turn", UNSURE, ids=[t for _, t in UNSURE])
+def test_unsure_followups_are_left_unchanged(history, turn):
+    assert rewrite_rules(turn, history) == turn
 
 
 def test_rules_are_deterministic():
