@@ -243,7 +243,7 @@ def extractive(queries: list[str] | str, ctx: Context, idf, known=None, embed=No
         # unknown, but its expansion "two-factor authentication" is fine).
         unknown = [[t for t in lexical.analyze(q) if lexical.is_identifier(t) and not known(t)] for q in queries]
         if all(unknown):
-            return Extract(REFUSAL, [], [], reason=f"unknown term {unknown[0][0]!r}")
+            return Extract(REFUSAL, [], [], reason=f"the question names {unknown[0][0]!r}, which no document contains")
     variants = []
     for q in queries:
         terms = list(dict.fromkeys(lexical.analyze(q)))
@@ -271,7 +271,7 @@ def extractive(queries: list[str] | str, ctx: Context, idf, known=None, embed=No
         scored = [cands[i] for i in order]
     best = scored[0][0]
     if best < min_score:
-        return Extract(REFUSAL, [], scored, reason=f"best sentence score {best:.2f} < {min_score}")
+        return Extract(REFUSAL, [], scored, reason=f"no sentence matches well enough (best {best:.2f} < min_answer_score {min_score})")
     chosen = [x for x in scored[:max_sentences] if x[0] >= 0.9 * best]
     parts, cited = [], []
     for _, n, s in chosen:
@@ -297,6 +297,7 @@ class Turn:
     model_calls: int = 0
     error: str | None = None
     answer_score: float | None = None  # extractive: best sentence score
+    refusal_reason: str | None = None
     timings_ms: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
@@ -322,6 +323,7 @@ class Turn:
                 "queries": list(r.queries) if r else [], "expansions": list(self.expansions),
                 "scope": r.scope.describe() if r else None, "rerank": bool(r and r.rerank_on),
                 "chunks": chunks, "model_calls": self.model_calls,
+                "refusal_reason": self.refusal_reason if self.refused else None,
                 "timings_ms": {k: round(v, 1) for k, v in self.timings_ms.items()}}
 
 
@@ -362,6 +364,7 @@ class Engine:
         t2 = time.perf_counter()
         if not ctx.shown:
             # Weak evidence: refuse without calling the model.
+            turn.refusal_reason = "no chunk passed the evidence floor"
             if on_text:
                 on_text(REFUSAL)
         elif self.llm is None:
@@ -370,6 +373,7 @@ class Engine:
                             embed=self.retriever.embedder.encode if cfg.use_dense else None,
                             min_score=cfg.min_answer_score)
             turn.answer_score = ex.scores[0][0] if ex.scores else 0.0
+            turn.refusal_reason = ex.reason or None
             self._finish(turn, ex.text, on_text)
         else:
             self._generate(turn, rw.standalone, ctx, on_text)
@@ -423,6 +427,7 @@ class Engine:
         ctx = turn.context
         if is_refusal(text):
             turn.answer, turn.refused = REFUSAL, True
+            turn.refusal_reason = turn.refusal_reason or "the model said the sources do not hold the answer"
         else:
             clean, cited, stripped = clean_citations(text, len(ctx.shown))
             turn.answer, turn.refused, turn.stripped = clean, False, stripped

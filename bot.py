@@ -46,7 +46,8 @@ def sources_text(turn: Turn) -> str:
     lines = ["Sources:"]
     for c in turn.citations:
         a, b = c["lines"]
-        lines.append(f"  [{c['n']}] {safe(c['title'])} — {c['source']}, lines {a}-{b}")
+        where = f"line {a}" if a == b else f"lines {a}-{b}"
+        lines.append(f"  [{c['n']}] {safe(c['title'])} — {c['source']}, {where}")
     return "\n".join(lines)
 
 
@@ -81,6 +82,8 @@ def why_text(turn: Turn | None) -> str:
                    f"{rr:>7} {c['cosine']:>5.2f} {c['coverage']:>5.2f}  {outcome} {c['source']}:{c['lines'][0]}-{c['lines'][1]}")
     if not t["chunks"]:
         out.append("(no chunk matched)")
+    if t.get("refusal_reason"):
+        out.append(f"refused:  {t['refusal_reason']}")
     out.append("timings ms: " + ", ".join(f"{k} {v:.0f}" for k, v in t["timings_ms"].items()))
     return "\n".join(out)
 

@@ -204,3 +204,10 @@ def test_followup_is_condensed_by_the_model_when_one_is_configured(fake, retriev
     fake.script = ["Gift cards never expire [1]."]
     e.ask("do gift cards expire?")
     assert len(fake.requests) == 1
+
+
+def test_why_says_why_a_turn_was_refused(retriever, sample_index, tmp_path):
+    e = engine(retriever, sample_index, tmp_path, with_llm=False)
+    turn = e.ask("what does error E4099 mean?")
+    assert turn.refused and turn.model_calls == 0
+    assert "'e4099', which no document contains" in bot.why_text(turn)
