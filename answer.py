@@ -90,6 +90,14 @@ def parse_group(body: str) -> list[int]:
     return nums
 
 
+def _fix_group(body: str, n_shown: int) -> tuple[str, list[int], int]:
+    """One citation group: (replacement text, valid numbers, numbers stripped)."""
+    nums = parse_group(body)
+    good = list(dict.fromkeys(n for n in nums if 1 <= n <= n_shown))
+    stripped = sum(1 for n in nums if not 1 <= n <= n_shown)
+    return ("[" + ", ".join(map(str, good)) + "]" if good else ""), good, stripped
+
+
 def clean_citations(text: str, n_shown: int) -> tuple[str, list[int], int]:
     """Return (text with only valid citations, valid numbers cited in order of
     first use, how many numbers were stripped)."""
@@ -98,13 +106,10 @@ def clean_citations(text: str, n_shown: int) -> tuple[str, list[int], int]:
 
     def fix(m: re.Match) -> str:
         nonlocal stripped
-        nums = parse_group(m.group(1))
-        good = [n for n in nums if 1 <= n <= n_shown]
-        stripped += len(nums) - len(good)
-        for n in good:
-            if n not in cited:
-                cited.append(n)
-        return "[" + ", ".join(str(n) for n in dict.fromkeys(good)) + "]" if good else ""
+        out, good, bad = _fix_group(m.group(1), n_shown)
+        stripped += bad
+        cited.extend(n for n in good if n not in cited)
+        return out
 
     out = CITATION.sub(fix, text)
     out = re.sub(r"[ \t]+([.,;:!?])", r"\1", out)  # no space left before punctuation
@@ -134,11 +139,10 @@ class StreamCleaner:
 
     def _clean(self, text: str) -> str:
         def fix(m: re.Match) -> str:
-            nums = parse_group(m.group(1))
-            good = [n for n in nums if 1 <= n <= self.n]
-            self.stripped += len(nums) - len(good)
+            out, good, bad = _fix_group(m.group(1), self.n)
+            self.stripped += bad
             self.cited.extend(n for n in good if n not in self.cited)
-            return "[" + ", ".join(str(n) for n in dict.fromkeys(good)) + "]" if good else ""
+            return out
         return CITATION.sub(fix, text)
 
 
