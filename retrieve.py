@@ -128,10 +128,12 @@ class Retriever:
                 lists.append((_name("bm25", i), self.index.sparse_search(q, scope, cfg.sparse_k)))
         timings["sparse"] = (t() - t0) * 1000
         t0 = t()
-        if cfg.use_dense:
+        dense_ok = [dense_speaks(q, cfg.dense_langs) for q in queries]
+        if cfg.use_dense and any(dense_ok):
             vectors = self.embedder.encode(queries)
             for i, q in enumerate(queries):
-                lists.append((_name("dense", i), self.index.dense_search(vectors[i], scope, cfg.dense_k)))
+                if dense_ok[i]:
+                    lists.append((_name("dense", i), self.index.dense_search(vectors[i], scope, cfg.dense_k)))
         timings["dense"] = (t() - t0) * 1000
         t0 = t()
         fused = rrf(lists, cfg.rrf_k)
@@ -149,11 +151,26 @@ class Retriever:
         # Evidence against the best of the searched queries (an expansion may match better).
         for h in hits:
             for i, q in enumerate(queries):
+                # Cosine still counts as evidence for other languages: same-script
+                # text scores high even in an English model, and without it
+                # bigram coverage alone refuses most Chinese questions.
                 ev = self.index.evidence(q, None if vectors is None else vectors[i], h.id)
                 for key, v in ev.items():
                     h.scores[key] = max(h.scores.get(key, v), v)
         timings["total"] = sum(timings.values())
         return Retrieval(list(queries), scope, hits, fused, ce is not None, timings)
+
+
+def dense_speaks(query: str, langs: str) -> bool:
+    """Whether the embedding model reads the query's language.  An
+    English-only model (the packaged MiniLM) maps Chinese or Bengali text to
+    noise, and fusing noise in costs rank: on RGB-zh, BM25 alone scores
+    nDCG@10 0.668 and BM25 + English MiniLM fused only 0.428."""
+    if langs.strip() == "*":
+        return True
+    from documents import guess_lang
+
+    return guess_lang(query) in {l.strip() for l in langs.split(",")}
 
 
 def _name(channel: str, i: int) -> str:

@@ -94,3 +94,14 @@ def test_chinese_and_bengali_queries_match_their_chunks(codes_index):
 
 def test_query_with_no_known_terms_gets_no_bm25_hits(codes_index):
     assert codes_index.index.sparse_search("xylophone quasar", Scope(), 10) == []
+
+
+def test_dense_channel_skipped_for_languages_the_model_does_not_read(codes_index):
+    assert retrieve.dense_speaks("how long is the warranty", "en")
+    assert not retrieve.dense_speaks("帐篷保修期多长？", "en")
+    assert retrieve.dense_speaks("帐篷保修期多长？", "*")
+    cfg = codes_index.cfg.replace(dense_langs="en")
+    zh = codes_index.search(["帐篷保修期多长？"], Scope(), cfg)
+    assert zh.hits and all("dense" not in h.ranks for h in zh.fused)
+    en = codes_index.search(["what does E4032 mean"], Scope(), cfg)
+    assert any("dense" in h.ranks for h in en.fused)
