@@ -375,7 +375,7 @@ class Engine:
             index = self.retriever.index
             ex = extractive([rw.standalone, *rw.expansions], ctx, index.bm25.term_idf, known=index.bm25.knows,
                             embed=self.retriever.embedder.encode if cfg.use_dense else None,
-                            min_score=cfg.min_answer_score)
+                            min_score=cfg.min_answer_score, max_sentences=cfg.answer_sentences)
             turn.answer_score = ex.scores[0][0] if ex.scores else 0.0
             turn.refusal_reason = ex.reason or None
             self._finish(turn, ex.text, on_text)

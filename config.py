@@ -58,7 +58,9 @@ class Config:
     min_cosine: float = 0.35
     min_coverage: float = 0.5
     # Extractive answerer: best sentence score below this gives the refusal.
-    min_answer_score: float = 0.3
+    min_answer_score: float = 0.25
+    # Extractive answerer: at most this many sentences, each within 90% of the best.
+    answer_sentences: int = 3
     # Prompt context budget in tokens; near-duplicate threshold (word overlap).
     context_tokens: int = 1500
     dedup_overlap: float = 0.8
@@ -79,7 +81,7 @@ class Config:
     data_dir: str = str(DATA_DIR)
 
     def __post_init__(self) -> None:
-        positive = ("chunk_tokens", "sparse_k", "dense_k", "rrf_k", "rerank_pool",
+        positive = ("answer_sentences", "chunk_tokens", "sparse_k", "dense_k", "rrf_k", "rerank_pool",
                     "final_k", "context_tokens")
         for key in positive:
             if getattr(self, key) < 1:
