@@ -193,10 +193,18 @@ def load_synonyms(path) -> list[tuple[str, ...]]:
     return groups
 
 
+_INFLECTION = r"(?:s|es|d|ed|ing)?"
+
+
 def _term_re(term: str) -> re.Pattern:
+    """Whole words, case-insensitive; a plain last word may carry a common
+    inflection ("vouchers", "guaranteed", "refunded"), but never more letters
+    ("card" does not match "cardigan")."""
     words = term.split()
-    body = r"\s+".join(re.escape(w) for w in words)
-    return re.compile(r"(?<!\w)" + body + r"(?!\w)", re.IGNORECASE)
+    parts = [re.escape(w) for w in words]
+    if words[-1].isalpha() and len(words[-1]) >= 3:
+        parts[-1] += _INFLECTION
+    return re.compile(r"(?<!\w)" + r"\s+".join(parts) + r"(?!\w)", re.IGNORECASE)
 
 
 def expand(query: str, groups) -> tuple[str, ...]:

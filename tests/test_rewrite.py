@@ -403,3 +403,10 @@ def test_model_is_only_asked_about_followups():
     rw = rewrite.rewrite("is it treatable?", ["What is athlete's foot?"], complete=fake, use_rewrite=False)
     assert rw.standalone == "is it treatable?"
     assert fake.calls == []
+
+
+def test_expansion_matches_inflected_last_word_but_not_longer_words():
+    groups = [("voucher", "gift card"), ("warranty", "guarantee"), ("card", "payment card")]
+    assert rewrite.expand("do your vouchers expire?", groups) == ("do your gift card expire?",)
+    assert rewrite.expand("how long is my tent guaranteed for?", groups) == ("how long is my tent warranty for?",)
+    assert rewrite.expand("is the cardigan warm?", groups) == ()
