@@ -107,6 +107,9 @@ def ingest(folder: str | Path, cfg: config.Config, rebuild: bool = False, embedd
     report.removed = sorted(set(old_sources) - set(sources))
     for rel, why in report.skipped:
         cli.warn(f"skipped {rel}: {why}")
+    if not sources:
+        cli.warn(f"no readable documents under {folder}; citebot reads {', '.join(documents.SUFFIXES)} "
+                 "(the index is empty, so every question will be refused)")
 
     # Embed only text we have not embedded before.
     keys = [text_key(c) for c in chunks]

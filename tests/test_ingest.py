@@ -120,3 +120,10 @@ def test_cli_missing_folder_exits_1_and_bad_setting_exits_2(tmp_path):
     assert r.returncode == 1 and "not a folder" in r.stderr
     r = run(str(tmp_path), "--set", "final_k=zero")
     assert r.returncode == 2 and "final_k" in r.stderr
+
+
+def test_empty_folder_warns_and_builds_an_empty_index(tmp_path, cfg, counting, capsys):
+    (tmp_path / "empty").mkdir()
+    report = ingest.ingest(tmp_path / "empty", cfg, embedder=counting)
+    assert report.chunks == 0 and "no readable documents" in capsys.readouterr().err
+    assert store.LocalIndex.load(cfg.index).chunks == []
