@@ -55,8 +55,7 @@ def text_key(c: Chunk) -> str:
     return hashlib.sha1(c.search_text.encode()).hexdigest()
 
 
-def ingest(folder: str | Path, cfg: config.Config, rebuild: bool = False, embedder=None,
-           log=print) -> Report:
+def ingest(folder: str | Path, cfg: config.Config, rebuild: bool = False, embedder=None) -> Report:
     t0 = time.perf_counter()
     folder = Path(folder).resolve()
     if not folder.is_dir():

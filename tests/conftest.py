@@ -51,7 +51,7 @@ def sample_index(tmp_path_factory, embedder):
         pytest.skip("examples/kb is missing")
     root = tmp_path_factory.mktemp("sample-index")
     cfg = config.Config(index=str(root), use_rerank=False)
-    ingest.ingest(SAMPLE, cfg, embedder=embedder, log=lambda *a: None)
+    ingest.ingest(SAMPLE, cfg, embedder=embedder)
     return cfg
 
 
