@@ -29,12 +29,6 @@ class Context:
     shown: list[Hit]  # prompt order: [1] .. [n], strongest last
     dropped: list[tuple[Hit, str]] = field(default_factory=list)  # (hit, "floor" | "duplicate" | "budget")
 
-    def number_of(self, chunk_id: str) -> int | None:
-        for n, h in enumerate(self.shown, 1):
-            if h.id == chunk_id:
-                return n
-        return None
-
 
 def word_overlap(a: str, b: str) -> float:
     """Share of the smaller chunk's distinct words that the other also has."""

@@ -8,7 +8,7 @@ try, so the chat can print it and go on.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 
 class LLMError(RuntimeError):
@@ -60,5 +60,3 @@ def make(cfg) -> LLM | None:
     """An LLM when an endpoint or key is configured, else None (offline)."""
     return LLM(cfg.model, cfg.llm_timeout, cfg.llm_retries) if cfg.has_llm else None
 
-
-Complete = Callable[[str, str], str]

@@ -33,16 +33,14 @@ def rrf(lists: list[tuple[str, list[Hit]]], k: int = 60) -> list[Hit]:
     is its position (1-based); the fused hit keeps every list's rank and raw
     score under that list's name, plus ``rrf``."""
     fused: dict[str, Hit] = {}
-    total: dict[str, Fraction] = {}
     for name, hits in lists:
         for pos, h in enumerate(hits, 1):
             f = fused.get(h.id)
             if f is None:
                 f = fused[h.id] = Hit(h.id, chunk=h.chunk)
-                total[h.id] = Fraction(0)
             f.ranks[name] = pos
             f.scores[name] = h.score
-            total[h.id] += Fraction(1, k + pos)
+    total = rrf_exact([[h.id for h in hits] for _, hits in lists], k)
     order = sorted(fused.values(), key=lambda h: (-total[h.id], h.best_rank(), h.id))
     for i, h in enumerate(order, 1):
         h.rank, h.score = i, float(total[h.id])
@@ -51,7 +49,7 @@ def rrf(lists: list[tuple[str, list[Hit]]], k: int = 60) -> list[Hit]:
 
 
 def rrf_exact(lists: list[list[str]], k: int = 60) -> dict[str, Fraction]:
-    """The fused scores as exact fractions, for checking by hand."""
+    """The fused scores as exact fractions (what ``rrf`` orders by)."""
     out: dict[str, Fraction] = {}
     for ids in lists:
         for pos, d in enumerate(ids, 1):
