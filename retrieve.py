@@ -147,13 +147,14 @@ class Retriever:
             hits = [h for h in fused[:cfg.final_k]]
         timings["rerank"] = (t() - t0) * 1000
         # Evidence against the best of the searched queries (an expansion may match better).
-        for h in hits:
-            for i, q in enumerate(queries):
-                # Cosine still counts as evidence for other languages: same-script
-                # text scores high even in an English model, and without it
-                # bigram coverage alone refuses most Chinese questions.
-                ev = self.index.evidence(q, None if vectors is None else vectors[i], h.id)
-                for key, v in ev.items():
+        # Cosine still counts as evidence for other languages: same-script text
+        # scores high even in an English model, and without it bigram coverage
+        # alone refuses most Chinese questions.
+        ids = [h.id for h in hits]
+        for i, q in enumerate(queries):
+            found = self.index.evidence(q, None if vectors is None else vectors[i], ids) if ids else {}
+            for h in hits:
+                for key, v in found[h.id].items():
                     h.scores[key] = max(h.scores.get(key, v), v)
         timings["total"] = sum(timings.values())
         return Retrieval(list(queries), scope, hits, fused, ce is not None, timings)

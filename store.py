@@ -45,7 +45,7 @@ class SearchIndex(Protocol):
     def sparse_search(self, query: str, scope: Scope, k: int) -> list[Hit]: ...
     def dense_search(self, vector: np.ndarray, scope: Scope, k: int) -> list[Hit]: ...
     def chunk(self, chunk_id: str) -> Chunk: ...
-    def evidence(self, query: str, vector: np.ndarray | None, chunk_id: str) -> dict[str, float]: ...
+    def evidence(self, query: str, vector: np.ndarray | None, chunk_ids: list[str]) -> dict[str, dict[str, float]]: ...
 
 
 def settings_stamp(cfg, embed_name: str, dim: int) -> dict:
@@ -101,17 +101,21 @@ class LocalIndex:
     def chunk(self, chunk_id: str) -> Chunk:
         return self.chunks[self.row[chunk_id]]
 
-    def evidence(self, query: str, vector: np.ndarray | None, chunk_id: str) -> dict[str, float]:
-        """Absolute evidence of a chunk for a query: cosine and idf coverage."""
-        r = self.row[chunk_id]
+    def evidence(self, query: str, vector: np.ndarray | None, chunk_ids: list[str]) -> dict[str, dict[str, float]]:
+        """Absolute evidence of each chunk for a query: idf coverage, a named
+        identifier found, and cosine (the query is analyzed once for all)."""
         terms = lexical.analyze(query)
-        out = {"coverage": self.bm25.coverage(terms, r)}
         # An identifier from the question (E5100, RD2-24) found verbatim is
         # evidence on its own, however many other words the question has.
         idents = [t for t in terms if lexical.is_identifier(t)]
-        out["identifier"] = 1.0 if idents and any(self.bm25.contains(r, t) for t in idents) else 0.0
-        if vector is not None and self.vectors.shape[0]:
-            out["cosine"] = float(self.vectors[r] @ vector)
+        out = {}
+        for cid in chunk_ids:
+            r = self.row[cid]
+            ev = {"coverage": self.bm25.coverage(terms, r),
+                  "identifier": 1.0 if any(self.bm25.contains(r, t) for t in idents) else 0.0}
+            if vector is not None and self.vectors.shape[0]:
+                ev["cosine"] = float(self.vectors[r] @ vector)
+            out[cid] = ev
         return out
 
     # --- files ----------------------------------------------------------
