@@ -201,14 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="with --ask: print one JSON object")
     cli.add_config_flags(p)
     cli.add_scope_flags(p)
-    args = p.parse_args(argv)
+    args, cfg = cli.parse(p, argv)
     if args.json and not args.ask:
         p.error("--json needs --ask")
     try:
-        cfg = cli.load_config(args)
         engine = build_engine(cfg, cli.scope_from(args))
-    except config.ConfigError as e:
-        return cli.fail(str(e), cli.EXIT_USAGE)
     except (store.IndexError_, models.ModelUnavailable, ValueError) as e:
         return cli.fail(str(e))
     if args.ask is None:

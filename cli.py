@@ -38,6 +38,16 @@ def load_config(args: argparse.Namespace) -> config.Config:
     return config.load(flags, file=getattr(args, "config", None))
 
 
+def parse(p: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.Namespace, config.Config]:
+    """Parse the command line and build the config; a bad setting is a usage
+    error (exit 2) naming the key, like any other bad flag."""
+    args = p.parse_args(argv)
+    try:
+        return args, load_config(args)
+    except config.ConfigError as e:
+        p.exit(EXIT_USAGE, f"citebot: {e}\n")
+
+
 def scope_from(args: argparse.Namespace) -> Scope:
     return Scope.build(audience=args.audience, tenant=args.tenant, lang=args.lang,
                        include_superseded=args.include_superseded)

@@ -328,11 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--configs", help="only these configurations, comma-separated: " + ", ".join(CONFIGS))
     p.add_argument("--json", action="store_true", help="print one JSON object")
     cli.add_config_flags(p)
-    args = p.parse_args(argv)
-    try:
-        cfg = cli.load_config(args)
-    except config.ConfigError as e:
-        return cli.fail(str(e), cli.EXIT_USAGE)
+    args, cfg = cli.parse(p, argv)
     configs = [c.strip() for c in args.configs.split(",")] if args.configs else None
     if configs and (bad := [c for c in configs if c not in CONFIGS]):
         return cli.fail(f"unknown configuration(s) {', '.join(bad)}; choose from {', '.join(CONFIGS)}", cli.EXIT_USAGE)

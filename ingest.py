@@ -135,11 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rebuild", action="store_true", help="ignore the existing index and build from scratch")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     cli.add_config_flags(p)
-    args = p.parse_args(argv)
-    try:
-        cfg = cli.load_config(args)
-    except config.ConfigError as e:
-        return cli.fail(str(e), cli.EXIT_USAGE)
+    args, cfg = cli.parse(p, argv)
     try:
         report = ingest(args.folder, cfg, rebuild=args.rebuild)
     except (store.IndexError_, models.ModelUnavailable) as e:

@@ -209,11 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     cli.add_config_flags(p)
     cli.add_scope_flags(p)
-    args = p.parse_args(argv)
-    try:
-        cfg = cli.load_config(args)
-    except config.ConfigError as e:
-        return cli.fail(str(e), cli.EXIT_USAGE)
+    args, cfg = cli.parse(p, argv)
     try:
         r = Retriever(open_index(cfg), cfg).search(queries_for(args.question, cfg), cli.scope_from(args))
     except (store.IndexError_, models.ModelUnavailable) as e:
