@@ -1,3 +1,4 @@
+import json
 import os
 import sys
 from pathlib import Path
@@ -64,3 +65,15 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def write_jsonl(path: Path, rows) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
+def write_qrels(path: Path, rows) -> None:
+    """A BEIR qrels file: header, then query-id, corpus-id, score per line."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = "".join(f"{q}\t{d}\t{s}\n" for q, d, s in rows)
+    path.write_text("query-id\tcorpus-id\tscore\n" + body, encoding="utf-8")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import write_jsonl, write_qrels
 
 import bench_beir
 import benchmarks
@@ -19,15 +20,6 @@ import rewrite
 # ---------------------------------------------------------------- fixtures
 
 
-def _jsonl(path: Path, rows):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-
-
-def _qrels(path: Path, rows):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    body = "".join(f"{q}\t{d}\t{s}\n" for q, d, s in rows)
-    path.write_text("query-id\tcorpus-id\tscore\n" + body, encoding="utf-8")
 
 
 DOCS = [
@@ -44,44 +36,44 @@ def tiny(tmp_path):
     """A benchmarks folder holding a five-document 'scifact', a two-turn
     'mtrag' and a two-question 'squad2'."""
     root = tmp_path / "benchmarks"
-    _jsonl(root / "scifact/corpus.jsonl", DOCS)
-    _jsonl(root / "scifact/queries.jsonl", [
+    write_jsonl(root / "scifact/corpus.jsonl", DOCS)
+    write_jsonl(root / "scifact/queries.jsonl", [
         {"_id": "q1", "text": "zebrafish"},  # only d1 has the word: relevant d1
         {"_id": "q2", "text": "cardiomyocytes"},  # only d2 has it; relevant d2 and d5
         {"_id": "q3", "text": "quantum imaging"},  # d3 has both words, relevant d4 only one
         {"_id": "q4", "text": "no qrels, dropped"},
     ])
-    _qrels(root / "scifact/qrels/test.tsv", [("q1", "d1", 1), ("q2", "d2", 1), ("q2", "d5", 1), ("q3", "d4", 1)])
-    _qrels(root / "scifact/qrels/train.tsv", [("q1", "d1", 1)])
+    write_qrels(root / "scifact/qrels/test.tsv", [("q1", "d1", 1), ("q2", "d2", 1), ("q2", "d5", 1), ("q3", "d4", 1)])
+    write_qrels(root / "scifact/qrels/train.tsv", [("q1", "d1", 1)])
 
     m = root / "mtrag"
-    _jsonl(m / "pooled_corpus.jsonl", [
+    write_jsonl(m / "pooled_corpus.jsonl", [
         {"_id": "p1", "title": "NFL", "text": "The NFL has 32 teams."},
         {"_id": "p2", "title": "Cardinals", "text": "The Arizona Cardinals play in Glendale."},
     ])
     h = m / "mtrag_human_pooled"
     first, second = "where do the arizona cardinals play?", "and the league size?"
-    _jsonl(h / "queries_lastturn.jsonl", [
+    write_jsonl(h / "queries_lastturn.jsonl", [
         {"_id": "c<::>1", "text": f"|user|: {first}", "domain": "clapnq"},
         {"_id": "c<::>2", "text": f"|user|: {second}", "domain": "clapnq"},
     ])
-    _jsonl(h / "queries_rewrite.jsonl", [
+    write_jsonl(h / "queries_rewrite.jsonl", [
         {"_id": "c<::>1", "text": f"|user|: {first}", "domain": "clapnq"},
         {"_id": "c<::>2", "text": "|user|: how many teams are in the NFL?", "domain": "clapnq"},
     ])
-    _jsonl(h / "queries_questions.jsonl", [
+    write_jsonl(h / "queries_questions.jsonl", [
         {"_id": "c<::>1", "text": f"|user|: {first}", "domain": "clapnq"},
         {"_id": "c<::>2", "text": f"|user|: {first}\n|user|: {second}", "domain": "clapnq"},
     ])
-    _qrels(h / "qrels.tsv", [("c<::>1", "p2", 1), ("c<::>2", "p1", 1)])
+    write_qrels(h / "qrels.tsv", [("c<::>1", "p2", 1), ("c<::>2", "p1", 1)])
 
-    _jsonl(root / "squad2/corpus.jsonl", [{"_id": "sq-1", "title": "", "text": "Paris is the capital of France."}])
-    _jsonl(root / "squad2/queries.jsonl", [
+    write_jsonl(root / "squad2/corpus.jsonl", [{"_id": "sq-1", "title": "", "text": "Paris is the capital of France."}])
+    write_jsonl(root / "squad2/queries.jsonl", [
         {"_id": "s1", "text": "capital of France", "is_impossible": False, "answers": ["Paris"],
          "context_id": "sq-1"},
         {"_id": "s2", "text": "Where is Lyon?", "is_impossible": True, "answers": [""], "context_id": "sq-1"},
     ])
-    _qrels(root / "squad2/qrels.tsv", [("s1", "sq-1", 1)])
+    write_qrels(root / "squad2/qrels.tsv", [("s1", "sq-1", 1)])
     return root
 
 

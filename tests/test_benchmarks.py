@@ -1,10 +1,10 @@
 """benchmarks.py: loaders on tiny temporary BEIR folders, plus count checks
 against shared/benchmarks/README.md that skip when the real data is absent."""
-import json
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import write_jsonl, write_qrels
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -20,76 +20,63 @@ from benchmarks import (  # noqa: E402
     load_queries,
 )
 
-# ---------------------------------------------------------------- helpers
-
-
-def _jsonl(path: Path, rows):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-
-
-def _qrels(path: Path, rows):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    body = "".join(f"{q}\t{d}\t{s}\n" for q, d, s in rows)
-    path.write_text("query-id\tcorpus-id\tscore\n" + body, encoding="utf-8")
-
 
 @pytest.fixture
 def tiny(tmp_path):
     """A benchmarks folder with miniature scifact, mtrag, squad2 and rgb_zh."""
     root = tmp_path / "benchmarks"
     # scifact
-    _jsonl(root / "scifact/corpus.jsonl", [
+    write_jsonl(root / "scifact/corpus.jsonl", [
         {"_id": "d1", "title": "T1", "text": "one"},
         {"_id": "d2", "title": "T2", "text": "two"},
         {"_id": "d3", "text": "no title"},
     ])
-    _jsonl(root / "scifact/queries.jsonl", [
+    write_jsonl(root / "scifact/queries.jsonl", [
         {"_id": "q1", "text": "first", "metadata": {}},
         {"_id": "q2", "text": "second", "metadata": {}},
         {"_id": "q3", "text": "third (no qrels)", "metadata": {}},
     ])
-    _qrels(root / "scifact/qrels/test.tsv", [("q1", "d1", 1), ("q1", "d3", 2)])
-    _qrels(root / "scifact/qrels/train.tsv", [("q2", "d2", 1)])
+    write_qrels(root / "scifact/qrels/test.tsv", [("q1", "d1", 1), ("q1", "d3", 2)])
+    write_qrels(root / "scifact/qrels/train.tsv", [("q2", "d2", 1)])
     # mtrag
     m = root / "mtrag"
-    _jsonl(m / "pooled_corpus.jsonl", [
+    write_jsonl(m / "pooled_corpus.jsonl", [
         {"_id": "p1", "title": "NFL", "text": "32 teams", "metadata": {"from": "x"}},
         {"_id": "p2", "title": "Other", "text": "else"},
     ])
     h = m / "mtrag_human_pooled"
-    _jsonl(h / "queries_lastturn.jsonl", [
+    write_jsonl(h / "queries_lastturn.jsonl", [
         {"_id": "c1<::>1", "text": "|user|: who plays?", "domain": "clapnq"},
         {"_id": "c1<::>2", "text": "|user|: how many teams?", "domain": "clapnq"},
     ])
-    _jsonl(h / "queries_rewrite.jsonl", [
+    write_jsonl(h / "queries_rewrite.jsonl", [
         {"_id": "c1<::>1", "text": "|user|: who plays?", "domain": "clapnq"},
         {"_id": "c1<::>2", "text": "|user|: how many teams are in the NFL?", "domain": "clapnq"},
     ])
-    _jsonl(h / "queries_questions.jsonl", [
+    write_jsonl(h / "queries_questions.jsonl", [
         {"_id": "c1<::>1", "text": "|user|: who plays?", "domain": "clapnq"},
         {"_id": "c1<::>2", "text": "|user|: who plays?\n|user|: how many teams?", "domain": "clapnq"},
     ])
-    _qrels(h / "qrels.tsv", [("c1<::>1", "p2", 1), ("c1<::>2", "p1", 1)])
-    _jsonl(m / "mtragun_tasks.jsonl", [
+    write_qrels(h / "qrels.tsv", [("c1<::>1", "p2", 1), ("c1<::>2", "p1", 1)])
+    write_jsonl(m / "mtragun_tasks.jsonl", [
         {"task_id": "t<::>1", "collection": "govt", "history": [], "question": "q?",
          "answerability": ["ANSWERABLE"], "gold_passage_ids": ["p1"], "reference_answer": "a"},
         {"task_id": "t<::>2", "collection": "govt", "history": [], "question": "q2?",
          "answerability": ["UNANSWERABLE"], "gold_passage_ids": [], "reference_answer": ""},
     ])
-    _qrels(m / "mtragun_qrels.tsv", [("t<::>1", "p1", 1)])
+    write_qrels(m / "mtragun_qrels.tsv", [("t<::>1", "p1", 1)])
     # squad2: the impossible question has no qrels row and answers [""]
-    _jsonl(root / "squad2/corpus.jsonl", [{"_id": "sq-1", "title": "", "text": "Paris is in France."}])
-    _jsonl(root / "squad2/queries.jsonl", [
+    write_jsonl(root / "squad2/corpus.jsonl", [{"_id": "sq-1", "title": "", "text": "Paris is in France."}])
+    write_jsonl(root / "squad2/queries.jsonl", [
         {"_id": "s1", "text": "Where is Paris?", "is_impossible": False,
          "answers": ["France", "in France"], "context_id": "sq-1"},
         {"_id": "s2", "text": "Where is Lyon?", "is_impossible": True, "answers": [""], "context_id": "sq-1"},
     ])
-    _qrels(root / "squad2/qrels.tsv", [("s1", "sq-1", 1)])
+    write_qrels(root / "squad2/qrels.tsv", [("s1", "sq-1", 1)])
     # rgb_zh
-    _jsonl(root / "rgb_zh/zh_corpus.jsonl", [{"_id": "z1", "title": "", "text": "死亡12人"}])
-    _jsonl(root / "rgb_zh/zh_queries.jsonl", [{"_id": "rgbzh-0", "text": "死亡人数", "answers": ["12人"]}])
-    _qrels(root / "rgb_zh/zh_qrels.tsv", [("rgbzh-0", "z1", 1)])
+    write_jsonl(root / "rgb_zh/zh_corpus.jsonl", [{"_id": "z1", "title": "", "text": "死亡12人"}])
+    write_jsonl(root / "rgb_zh/zh_queries.jsonl", [{"_id": "rgbzh-0", "text": "死亡人数", "answers": ["12人"]}])
+    write_qrels(root / "rgb_zh/zh_qrels.tsv", [("rgbzh-0", "z1", 1)])
     return root
 
 
