@@ -31,7 +31,11 @@ def norm(text: str) -> str:
 def grade(chunk_text: str, evidence: list[dict]) -> int:
     """The best grade of the evidence phrases this chunk holds whole
     (with every phrase it must hold beside it)."""
-    t = norm(chunk_text)
+    return grade_normed(norm(chunk_text), evidence)
+
+
+def grade_normed(t: str, evidence: list[dict]) -> int:
+    """``grade`` for text already passed through ``norm``."""
     best = 0
     for e in evidence:
         if norm(e["phrase"]) in t and all(norm(w) in t for w in e.get("with", [])):

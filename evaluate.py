@@ -71,17 +71,17 @@ class Judge:
 
     def __init__(self, index: store.LocalIndex):
         self.index = index
-        self.texts = {c.id: c.search_text for c in index.chunks}
-        self.normed = {cid: diagnose.norm(t) for cid, t in self.texts.items()}
+        self.normed = {c.id: diagnose.norm(c.search_text) for c in index.chunks}
+        self._relevant: dict[str, dict[str, int]] = {}
 
     def relevant(self, q: dict) -> dict[str, int]:
-        ev = q.get("evidence", [])
-        out = {}
-        for cid, t in self.texts.items():
-            g = diagnose.grade(t, ev)
-            if g:
-                out[cid] = g
-        return out
+        """Grade of every chunk holding the evidence; the same for every
+        configuration, so it is worked out once per question."""
+        if q["id"] not in self._relevant:
+            ev = q.get("evidence", [])
+            grades = {cid: diagnose.grade_normed(t, ev) for cid, t in self.normed.items()}
+            self._relevant[q["id"]] = {cid: g for cid, g in grades.items() if g}
+        return self._relevant[q["id"]]
 
     def missing_phrases(self, q: dict) -> list[str]:
         return [e["phrase"] for e in q.get("evidence", []) if e.get("grade", 1) >= 2
