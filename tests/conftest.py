@@ -12,8 +12,8 @@ for key in list(os.environ):
     if key.startswith("CITEBOT_") or key in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
         del os.environ[key]
 
-import config  # noqa: E402
-import models  # noqa: E402
+from citebot import config  # noqa: E402
+from citebot.search import models  # noqa: E402
 
 SAMPLE = ROOT / "examples" / "kb"
 
@@ -46,14 +46,23 @@ def counting(embedder):
 @pytest.fixture(scope="session")
 def sample_index(tmp_path_factory, embedder):
     """The bundled sample knowledge base, ingested once per test session."""
-    import ingest
+    from citebot.index.build import ingest
 
     if not SAMPLE.is_dir():
         pytest.skip("examples/kb is missing")
     root = tmp_path_factory.mktemp("sample-index")
     cfg = config.Config(index=str(root), use_rerank=False)
-    ingest.ingest(SAMPLE, cfg, embedder=embedder)
+    ingest(SAMPLE, cfg, embedder=embedder)
     return cfg
+
+
+@pytest.fixture(scope="session")
+def sample_engine(sample_index, embedder):
+    """The engine over the sample index, offline (no LLM, no cross-encoder)."""
+    from citebot.engine import Engine
+    from citebot.index.store import open_index
+
+    return Engine(open_index(sample_index), sample_index, models.Models(embedder, None))
 
 
 @pytest.fixture

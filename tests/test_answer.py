@@ -1,87 +1,156 @@
-import pytest
+"""Context selection, citation cleaning (streamed and whole) and the offline
+extractive answerer, on hand-made hits."""
+from citebot import config, tokens
+from citebot.answer import context as answer_ctx
+from citebot.answer import extractive as ex_mod
+from citebot.answer.citations import AnswerStream, clean_citations, is_refusal
+from citebot.config import REFUSAL
+from citebot.index.store import TermStat
+from citebot.schema import Chunk, Evidence, Hit
 
-import answer
-import config
-import tokens
-from config import REFUSAL
-from schema import Chunk, Hit
 
-
-def hit(i, text, cosine=0.9, coverage=0.0, title="Doc"):
+def hit(i, text, title="Doc"):
     c = Chunk(id=f"c{i}", source=f"d{i}.md", title=title, headings=("H",), text=text, start=i, end=i + 2)
-    return Hit(c.id, rank=i, score=1.0 / i, scores={"cosine": cosine, "coverage": coverage}, chunk=c)
+    return Hit(c, rank=i, score=1.0 / i)
+
+
+def ev(cosine=0.9, coverage=0.0):
+    return Evidence(coverage=coverage, cosine=cosine)
 
 
 CFG = config.Config(index="/nonexistent", min_cosine=0.35, min_coverage=0.5)
 
 
+class IDF(dict):
+    """Term statistics where every term has idf 1 and is in scope."""
+
+    def __missing__(self, term):
+        return TermStat(1.0, True)
+
+
 def test_citation_forms_and_stripping():
-    text, cited, stripped = answer.clean_citations("A [1]. B [2, 9]. C [4-7]. D [9]. E [3–2].", n_shown=5)
+    c = clean_citations("A [1]. B [2, 9]. C [4-7]. D [9]. E [3–2].", n_shown=5)
     # [2, 9] -> [2]; [4-7] -> 4, 5 kept, 6, 7 stripped; [9] gone; a reversed [3–2] reads as 3 and 2
-    assert text.startswith("A [1]. B [2]. C [4, 5]. D.")
-    assert cited[:3] == [1, 2, 4]
-    assert stripped == 1 + 2 + 1
+    assert c.text.startswith("A [1]. B [2]. C [4, 5]. D.")
+    assert c.cited[:3] == [1, 2, 4]
+    assert c.stripped == 1 + 2 + 1
 
 
 def test_all_citations_invalid_means_no_cited():
-    text, cited, stripped = answer.clean_citations("Refunds take 60 days [8].", n_shown=5)
-    assert text == "Refunds take 60 days." and cited == [] and stripped == 1
+    c = clean_citations("Refunds take 60 days [8].", n_shown=5)
+    assert c.text == "Refunds take 60 days." and c.cited == [] and c.stripped == 1
 
 
-def test_stream_cleaner_never_prints_an_invalid_number():
-    sc = answer.StreamCleaner(3)
-    out = "".join(sc.feed(p) for p in ["Refunds [", "1", "] and credit [", "9", "]", " done [2"]) + sc.flush()
-    assert out == "Refunds [1] and credit  done [2" and sc.stripped == 1
+def test_stripped_citation_leaves_no_gap_but_code_keeps_its_indent():
+    c = clean_citations("Use this [7] command:\n\n```\nif x:\n    run()\n```", n_shown=2)
+    assert c.text == "Use this command:\n\n```\nif x:\n    run()\n```"
+
+
+def test_stream_never_prints_an_invalid_number_and_shows_what_it_stores():
+    s = AnswerStream(3)
+    shown = [s.feed(p) for p in ["Refunds [", "1", "] and credit [", "9", "]", " done [2"]]
+    tail, cleaned = s.finish()
+    text = "".join(shown) + tail
+    assert "[9" not in text and text == cleaned.text == "Refunds [1] and credit done [2"
+    assert cleaned.stripped == 1 and cleaned.cited == [1]
+    # The same answer whole gives the same string.
+    assert clean_citations("Refunds [1] and credit [9] done [2", 3).text == cleaned.text
+
+
+def test_stream_holds_a_refusal_and_shows_only_the_exact_sentence():
+    s = AnswerStream(3)
+    shown = "".join(s.feed(p) for p in ["Sorry, the sources ", "do not contain ", "that."])
+    tail, cleaned = s.finish()
+    assert shown == "" and tail == REFUSAL and cleaned.refused and cleaned.text == REFUSAL
+
+
+def test_stream_shows_a_cited_answer_at_its_first_citation():
+    s = AnswerStream(3)
+    assert s.feed("Refunds take 14 days") == ""  # could still turn out a refusal
+    assert s.feed(" [1]. More") == "Refunds take 14 days [1]. More"
 
 
 def test_context_floor_dedup_budget_and_strongest_last():
     hits = [hit(1, "Refunds go to the original card within 60 days."),
             hit(2, "Refunds go to the original card within 60 days!"),  # near duplicate of 1
-            hit(3, "Store hours are nine to five.", cosine=0.1, coverage=0.1),  # below both floors
-            hit(4, "Exchanges are free in every store.", cosine=0.2, coverage=0.8),  # lexical evidence
+            hit(3, "Store hours are nine to five."),  # below both floors
+            hit(4, "Exchanges are free in every store."),  # lexical evidence
             hit(5, "Gift cards never expire.")]
-    ctx = answer.select_context(hits, CFG)
+    evidence = {"c1": ev(), "c2": ev(), "c3": ev(0.1, 0.1), "c4": ev(0.2, 0.8), "c5": ev()}
+    ctx = answer_ctx.select_context(hits, evidence, CFG)
     assert [h.id for h in ctx.shown] == ["c5", "c4", "c1"]  # strongest (c1) last
     assert dict((h.id, why) for h, why in ctx.dropped) == {"c2": "duplicate", "c3": "floor"}
-    system, user = answer.build_prompt("how do refunds work?", ctx)
+    system, user = answer_ctx.build_prompt("how do refunds work?", ctx)
     assert user.index("[3] Doc > H (d1.md, lines 1-3)") > user.index("[1] Doc > H (d5.md")
     assert user.rstrip().endswith("Answer with citations:") and "Question: how do refunds work?" in user
     assert REFUSAL in system
 
 
+def test_identifier_alone_is_evidence_and_no_evidence_is_none():
+    hits = [hit(1, "Error E4032 means the clock is off."), hit(2, "Unrelated.")]
+    evidence = {"c1": Evidence(coverage=0.2, identifier=True, cosine=0.1)}
+    ctx = answer_ctx.select_context(hits, evidence, CFG)
+    assert [h.id for h in ctx.shown] == ["c1"] and [(h.id, w) for h, w in ctx.dropped] == [("c2", "floor")]
+
+
 def test_context_respects_token_budget():
     long = " ".join(f"word{i}" for i in range(300))
     hits = [hit(1, "Short first chunk about refunds."), hit(2, long), hit(3, "Another short chunk about tents.")]
-    budget = tokens.count(answer.source_block(0, hits[0])) + tokens.count(answer.source_block(0, hits[2])) + 5
-    ctx = answer.select_context(hits, CFG.replace(context_tokens=budget))
+    budget = tokens.count(answer_ctx.source_block(0, hits[0])) + tokens.count(answer_ctx.source_block(0, hits[2])) + 5
+    ctx = answer_ctx.select_context(hits, {h.id: ev() for h in hits}, CFG.replace(context_tokens=budget))
     assert [h.id for h in ctx.shown] == ["c3", "c1"]
     assert ("c2", "budget") in [(h.id, why) for h, why in ctx.dropped]
-    _, user = answer.build_prompt("q", ctx)
-    assert sum(tokens.count(answer.source_block(n, h)) for n, h in enumerate(ctx.shown, 1)) <= budget
+    assert sum(tokens.count(answer_ctx.source_block(n, h)) for n, h in enumerate(ctx.shown, 1)) <= budget
 
 
 def test_refusal_detection():
-    assert answer.is_refusal(REFUSAL)
-    assert answer.is_refusal("I'm sorry, the sources do not contain information about that.")
-    assert not answer.is_refusal("Refunds take 60 days [1]. The sources do not mention gift cards [2].")
-    assert not answer.is_refusal("Refunds take 60 days [1].")
+    assert is_refusal(REFUSAL)
+    assert is_refusal("I'm sorry, the sources do not contain information about that.")
+    assert not is_refusal("Refunds take 60 days [1]. The sources do not mention gift cards [2].")
+    assert not is_refusal("Refunds take 60 days [1].")
 
 
 def test_units_table_rows_read_with_header_and_code_whole():
     text = "Pick a size.\n\n| Size | Height |\n|---|---|\n| M | 165-178 cm |\n| L | 178-188 cm |\n\n```\nrun a\nrun b\n```"
-    u = answer.units(text)
+    u = ex_mod.units(text)
     assert u == ["Pick a size.", "Size: M; Height: 165-178 cm", "Size: L; Height: 178-188 cm", "```\nrun a\nrun b\n```"]
 
 
+def terms(q):
+    from citebot.search.analyzer import analyze
+    return [analyze(q)]
+
+
 def test_extractive_quotes_best_sentence_with_its_number():
-    ctx = answer.Context([hit(2, "Shipping is free over $50. Orders ship in two days."),
-                          hit(1, "Refunds go to the original card within 60 days. Exchanges are free.")])
-    ex = answer.extractive("how long until refunds reach my card?", ctx, idf=lambda t: 1.0, min_score=0.3)
+    ctx = answer_ctx.Context([hit(2, "Shipping is free over $50. Orders ship in two days."),
+                              hit(1, "Refunds go to the original card within 60 days. Exchanges are free.")])
+    q = "how long until refunds reach my card?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3)
     assert ex.text.startswith("Refunds go to the original card within 60 days. [2]")
     assert ex.cited[0] == 2
 
 
 def test_extractive_refuses_when_nothing_matches():
-    ctx = answer.Context([hit(1, "Shipping is free over $50.")])
-    ex = answer.extractive("what is the warranty on stoves?", ctx, idf=lambda t: 1.0, min_score=0.3)
+    ctx = answer_ctx.Context([hit(1, "Shipping is free over $50.")])
+    q = "what is the warranty on stoves?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3)
     assert ex.text == REFUSAL and ex.cited == []
+
+
+def test_extractive_refuses_an_identifier_no_document_in_scope_holds():
+    ctx = answer_ctx.Context([hit(1, "Error E4032 means the clock is off.")])
+    stats = IDF({"e4099": TermStat(3.0, False)})
+    ex = ex_mod.extractive("what is E4099?", terms("what is E4099?"), ctx, stats, min_score=0.0)
+    assert ex.text == REFUSAL and "'e4099', which no document contains" in ex.reason
+
+
+def test_context_terms_count_half_so_the_typed_turn_leads():
+    # "and the deposit?" after an e-bike question: the e-bike deposit beats the tent one.
+    ctx = answer_ctx.Context([hit(2, "A $50 security deposit is held for each tent rental."),
+                              hit(1, "A $200 security deposit is held for each e-bike rental.")])
+    w = ex_mod.variants(["deposit"], ["much", "day", "e", "bike", "rental", "deposit"], [])
+    assert w == [{"deposit": 1.0, "much": 0.5, "day": 0.5, "e": 0.5, "bike": 0.5, "rental": 0.5}]
+    ex = ex_mod.extractive("and the deposit?", [["deposit"]], ctx, IDF(), w, min_score=0.1, max_sentences=1)
+    # e-bike sentence: (1 + .5 + .5 + .5) / 3.5 = 0.714; tent: (1 + .5) / 3.5 = 0.429
+    assert ex.text == "A $200 security deposit is held for each e-bike rental. [2]"
+    assert round(ex.scores[0][0], 3) == 0.714 and round(ex.scores[1][0], 3) == 0.429

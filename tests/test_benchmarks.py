@@ -1,15 +1,12 @@
 """benchmarks.py: loaders on tiny temporary BEIR folders, plus count checks
 against shared/benchmarks/README.md that skip when the real data is absent."""
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import write_jsonl, write_qrels
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import benchmarks  # noqa: E402
-from benchmarks import (  # noqa: E402
+from citebot.measurement import benchmarks
+from citebot.measurement.benchmarks import (
     PUBLISHED,
     Benchmark,
     available,
@@ -201,7 +198,7 @@ def test_available_and_env_override(tiny, tmp_path, monkeypatch):
 
 
 def test_default_bench_dir_is_sibling_shared():
-    repo = Path(benchmarks.__file__).resolve().parent
+    repo = Path(benchmarks.__file__).resolve().parents[2]
     import os
     if not os.environ.get("CITEBOT_BENCHMARKS"):
         assert benchmarks.BENCH_DIR == repo.parent / "shared" / "benchmarks"

@@ -1,9 +1,9 @@
 from pathlib import Path
 
-import chunker
-import documents
-import tokens
 from conftest import write
+
+from citebot import tokens
+from citebot.index import chunker, documents
 
 ROWS = "\n".join(f"| TP-{i:03d}-B | Spare pole section {i} with a longer description | ${i}.99 |" for i in range(60))
 DOC = f"""---
@@ -46,11 +46,11 @@ def test_long_table_splits_and_every_piece_repeats_the_header(tmp_path):
     table = [c for c in chunks if "| TP-" in c.text]
     assert len(table) > 2
     for c in table:
-        lines = [l for l in c.text.splitlines() if l.startswith("|")]
+        lines = [line for line in c.text.splitlines() if line.startswith("|")]
         assert lines[0] == "| Part | Description | Price |" and lines[1] == "|---|---|---|"
         assert tokens.count(c.text) <= 200
         assert c.headings == ("Price list",)
-    rows = [l for c in table for l in c.text.splitlines() if l.startswith("| TP-")]
+    rows = [line for c in table for line in c.text.splitlines() if line.startswith("| TP-")]
     assert rows == ROWS.splitlines()  # every row once, in order
 
 
@@ -59,7 +59,7 @@ def test_table_piece_line_ranges_point_at_its_rows(tmp_path):
     chunks = chunker.chunk_document(load(tmp_path), budget=200)
     source = write(path, DOC).read_text().splitlines()
     for c in (c for c in chunks if "| TP-" in c.text):
-        first_row = next(l for l in c.text.splitlines() if l.startswith("| TP-"))
+        first_row = next(line for line in c.text.splitlines() if line.startswith("| TP-"))
         assert first_row in source[c.start - 1:c.end]
 
 

@@ -1,6 +1,8 @@
+import dataclasses
+
 import pytest
 
-import config
+from citebot import config
 
 
 def test_precedence_flag_env_file_default(tmp_path):
@@ -32,9 +34,38 @@ def test_unknown_key_and_bad_value_name_the_key(tmp_path):
 def test_booleans_and_frozen():
     cfg = config.load({"use_dense": "off"}, env={"CITEBOT_USE_RERANK": "0"})
     assert cfg.use_dense is False and cfg.use_rerank is False
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.final_k = 3  # frozen
 
 
 def test_refusal_sentence_is_exact():
     assert config.REFUSAL == "I don't know based on the available documents."
+
+
+def test_every_key_says_where_its_value_came_from(tmp_path):
+    f = tmp_path / "c.toml"
+    f.write_text("sparse_k = 11\nrrf_k = 30\n")
+    cfg, src = config.resolve({"final_k": "4", "index": str(tmp_path / "i")}, env={"CITEBOT_RRF_K": "20"}, file=f)
+    assert (cfg.final_k, cfg.rrf_k, cfg.sparse_k, cfg.dense_k) == (4, 20, 11, 50)
+    assert src["final_k"] == "flag --set final_k" and src["index"] == "flag --index"
+    assert src["rrf_k"] == "env CITEBOT_RRF_K" and src["sparse_k"] == f"file {f}"
+    assert src["dense_k"] == "default" and set(src) == set(config.FIELDS)
+
+
+def test_config_command_prints_each_source(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CITEBOT_FINAL_K": "9"}
+    r = subprocess.run([sys.executable, str(ROOT / "config.py"), "--set", "rrf_k=30", "--json"],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["final_k"] == {"value": 9, "from": "env CITEBOT_FINAL_K"}
+    assert data["rrf_k"] == {"value": 30, "from": "flag --set rrf_k"}
+    assert data["dense_k"] == {"value": 50, "from": "default"}
+    r = subprocess.run([sys.executable, str(ROOT / "config.py"), "--set", "rrf_k=zero"],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 2 and "rrf_k" in r.stderr

@@ -2,12 +2,14 @@ import json
 import subprocess
 import sys
 
-import diagnose
-import evaluate
 from conftest import ROOT
 
-Q = {"id": "q", "answerable": True, "answer_keywords": ["30 days"],
-     "evidence": [{"phrase": "returns are accepted within 30 days", "grade": 2}]}
+from citebot.measurement import diagnose
+from citebot.measurement.golden import Judge, Question, load_golden
+
+Q = Question.from_dict({"id": "q", "question": "how long can I return things?", "answerable": True,
+                        "answer_keywords": ["30 days"],
+                        "evidence": [{"phrase": "returns are accepted within 30 days", "grade": 2}]})
 
 
 def trace(**kw):
@@ -71,39 +73,41 @@ def test_grade_needs_the_with_phrases_and_collapses_whitespace():
 
 
 def test_golden_set_coverage():
-    qs = evaluate.load_golden(ROOT / "golden.json")
-    tags = [t for q in qs for t in q["tags"]]
+    qs = load_golden(ROOT / "golden.json").questions
+    tags = [t for q in qs for t in q.tags]
     need = {"exact-term": 8, "paraphrase": 8, "stale-trap": 5, "restricted-trap": 5, "non-english": 6,
             "unanswerable": 10, "multi-turn": 8}
-    assert len(qs) >= 60 and len({q["id"] for q in qs}) == len(qs)
+    assert len(qs) >= 60 and len({q.id for q in qs}) == len(qs)
     for tag, n in need.items():
         assert tags.count(tag) >= n, tag
     assert tags.count("table") + tags.count("code") >= 6
     for q in qs:
-        assert q["answerable"] == bool(q["evidence"]) or not q["answerable"], q["id"]
-        assert "chunk" not in json.dumps(q.get("evidence", [])), q["id"]
+        assert q.answerable == bool(q.evidence) or not q.answerable, q.id
+        assert "chunk" not in json.dumps(q.evidence), q.id
 
 
-def test_every_grade2_phrase_is_whole_in_some_chunk(sample_index):
-    from retrieve import open_index
-    judge = evaluate.Judge(open_index(sample_index))
-    qs = evaluate.load_golden(ROOT / "golden.json")
-    missing = {q["id"]: judge.missing_phrases(q) for q in qs if judge.missing_phrases(q)}
+def test_every_grade2_phrase_is_whole_in_some_chunk(sample_engine):
+    judge = Judge(sample_engine.index)
+    qs = load_golden(ROOT / "golden.json").questions
+    missing = {q.id: judge.missing_phrases(q) for q in qs if judge.missing_phrases(q)}
     assert missing == {}
 
 
 def test_smoke_five_questions_json_is_deterministic(sample_index):
     def run():
         r = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--index", sample_index.index, "--limit", "5",
-                            "--configs", "bm25,hybrid,no-filters", "--json", "--set", "use_rerank=false"],
+                            "--configs", "bm25,hybrid,+followups,no-filters", "--json"],
                            capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stderr
         return json.loads(r.stdout)
     a, b = run(), run()
-    assert set(a["configs"]) == {"bm25", "hybrid", "no-filters"}
+    assert set(a["configs"]) == {"bm25", "hybrid", "+followups", "no-filters"}
+    assert a["default"] == "+followups"  # the bot's own stages, named beside the rows
+    def strip(d):
+        return {k: v for k, v in d.items() if not k.endswith("_ms")}
+
     for name, m in a["configs"].items():
         assert {"hit@1", "hit@3", "hit@5", "recall@5", "recall@20", "mrr", "ndcg@10", "p50_ms", "p95_ms",
-                "refusal_precision", "refusal_recall", "model_calls"} <= set(m)
-        strip = lambda d: {k: v for k, v in d.items() if not k.endswith("_ms")}
+                "refusal_precision", "refusal_recall", "leaks"} <= set(m)
         assert strip(m) == strip(b["configs"][name])
     assert a["n"] == 5 and "diagnosis" in a and a["diagnosis"] == b["diagnosis"]

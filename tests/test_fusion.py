@@ -1,11 +1,15 @@
 from fractions import Fraction
 
-from retrieve import rerank, rrf, rrf_exact
-from schema import Hit
+from citebot.schema import Chunk, Hit
+from citebot.search.fusion import rerank, rrf, rrf_exact
+
+
+def chunk(d):
+    return Chunk(d, f"{d}.md", "", (), f"text of {d}", 1, 1)
 
 
 def ranked(name, ids):
-    return (name, [Hit(d, rank=i, score=100.0 - i, ranks={name: i}, scores={name: 100.0 - i})
+    return (name, [Hit(chunk(d), rank=i, score=100.0 - i, ranks={name: i}, scores={name: 100.0 - i})
                    for i, d in enumerate(ids, 1)])
 
 
@@ -36,8 +40,8 @@ def test_rrf_exact_tie_broken_by_best_rank_then_id():
 def test_rrf_tie_prefers_better_single_rank_over_id():
     # k = 2: "zz" at rank 2 in one list = 1/4; "aa" at rank 6 in both = 1/8 + 1/8 = 1/4.
     # Exact tie; "zz" has the better single rank (2 < 6), so it wins although "aa" < "zz".
-    one = ("l1", [Hit(i) for i in ["p1", "zz", "p3", "p4", "p5", "aa"]])
-    two = ("l2", [Hit(i) for i in ["q1", "q2", "q3", "q4", "q5", "aa"]])
+    one = ("l1", [Hit(chunk(i)) for i in ["p1", "zz", "p3", "p4", "p5", "aa"]])
+    two = ("l2", [Hit(chunk(i)) for i in ["q1", "q2", "q3", "q4", "q5", "aa"]])
     exact = rrf_exact([[h.id for h in one[1]], [h.id for h in two[1]]], k=2)
     assert exact["zz"] == exact["aa"] == Fraction(1, 4)
     order = [h.id for h in rrf([one, two], k=2)]
@@ -68,3 +72,15 @@ def test_rerank_orders_by_scores_and_keeps_fused_ranks():
     assert [h.ranks["rerank"] for h in out] == [1, 2]
     assert out[0].ranks["rrf"] == 2 and out[0].ranks["bm25"] == 1 and out[0].ranks["dense"] == 3
     assert out[0].scores["rerank"] == 0.9 and out[0].score == 0.9
+
+
+def test_no_stage_changes_the_hits_of_another_list():
+    bm25, dense = ranked("bm25", ["a", "b", "c"]), ranked("dense", ["b", "c", "a"])
+    before = [(h.id, dict(h.ranks), dict(h.scores)) for h in bm25[1] + dense[1]]
+    fused = rrf([bm25, dense])
+    fused_before = [(h.id, h.rank, dict(h.ranks), dict(h.scores)) for h in fused]
+    out = rerank(fused, [0.1, 0.9, 0.5], keep=2)
+    # The channel lists and the fused list are as they were; only the reranked hits carry "rerank".
+    assert [(h.id, dict(h.ranks), dict(h.scores)) for h in bm25[1] + dense[1]] == before
+    assert [(h.id, h.rank, dict(h.ranks), dict(h.scores)) for h in fused] == fused_before
+    assert all("rerank" not in h.ranks for h in fused) and all("rerank" in h.ranks for h in out)

@@ -5,11 +5,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import config
-import ingest
-import store
 from conftest import ROOT, write
+
+from citebot.index.build import ingest
+from citebot.index.local import LocalIndex
+from citebot.index.store import IndexError_, open_index
+from citebot.schema import Scope
+
+
+def chunks_of(cfg):
+    return list(LocalIndex.load(cfg.index).scan(Scope.everything()))
 
 
 def make_folder(tmp_path: Path) -> Path:
@@ -22,31 +27,32 @@ def make_folder(tmp_path: Path) -> Path:
 
 def test_incremental_ingest_reembeds_only_changed_text(tmp_path, cfg, counting):
     folder = make_folder(tmp_path)
-    first = ingest.ingest(folder, cfg, embedder=counting)
+    first = ingest(folder, cfg, embedder=counting)
     assert sorted(first.added) == ["hours.html", "returns.md", "shipping.txt"]
     n_chunks = first.chunks
     assert counting.embedded == n_chunks
 
     counting.calls.clear()
-    again = ingest.ingest(folder, cfg, embedder=counting)
+    again = ingest(folder, cfg, embedder=counting)
     assert counting.embedded == 0 and again.unchanged == 3 and again.reused == n_chunks
 
     write(folder / "shipping.txt", "Shipping\n\nOrders ship within three business days.\n")
     counting.calls.clear()
-    changed = ingest.ingest(folder, cfg, embedder=counting)
+    changed = ingest(folder, cfg, embedder=counting)
     assert changed.changed == ["shipping.txt"] and changed.added == [] and changed.removed == []
-    assert counting.calls == [[c.search_text for c in store.LocalIndex.load(cfg.index).chunks
-                               if c.source == "shipping.txt"]]
+    assert counting.calls == [[c.search_text for c in chunks_of(cfg) if c.source == "shipping.txt"]]
 
     (folder / "hours.html").unlink()
-    removed = ingest.ingest(folder, cfg, embedder=counting)
+    removed = ingest(folder, cfg, embedder=counting)
     assert removed.removed == ["hours.html"]
-    idx = store.LocalIndex.load(cfg.index)
-    assert {c.source for c in idx.chunks} == {"returns.md", "shipping.txt"}
-    assert idx.vectors.shape == (len(idx.chunks), counting.dim)
+    idx = LocalIndex.load(cfg.index)
+    chunks = chunks_of(cfg)
+    assert {c.source for c in chunks} == {"returns.md", "shipping.txt"}
+    vectors = idx.vectors([c.id for c in chunks])
+    assert vectors.shape == (len(chunks), counting.dim)
     # The reused vectors are the ones the model makes for that text.
-    fresh = counting.inner.encode([c.search_text for c in idx.chunks])
-    assert np.allclose(fresh, idx.vectors, atol=1e-5)
+    fresh = counting.inner.encode([c.search_text for c in chunks])
+    assert np.allclose(fresh, vectors, atol=1e-5)
 
 
 def test_unreadable_and_unsupported_files_are_reported_and_skipped(tmp_path, cfg, counting, capsys):
@@ -54,57 +60,56 @@ def test_unreadable_and_unsupported_files_are_reported_and_skipped(tmp_path, cfg
     (folder / "broken.pdf").write_bytes(b"not a pdf at all")
     (folder / "notes.docx").write_bytes(b"PK\x03\x04")
     (folder / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
-    report = ingest.ingest(folder, cfg, embedder=counting)
+    report = ingest(folder, cfg, embedder=counting)
     skipped = dict(report.skipped)
     assert set(skipped) == {"broken.pdf", "notes.docx", "latin1.txt"}
     assert "UTF-8" in skipped["latin1.txt"] and "unsupported" in skipped["notes.docx"]
     err = capsys.readouterr().err
     assert "skipped broken.pdf" in err and "skipped notes.docx" in err
-    assert {c.source for c in store.LocalIndex.load(cfg.index).chunks} == {"returns.md", "shipping.txt", "hours.html"}
+    assert {c.source for c in chunks_of(cfg)} == {"returns.md", "shipping.txt", "hours.html"}
 
 
 def test_index_from_another_model_is_refused_with_the_fix(tmp_path, cfg, counting):
     folder = make_folder(tmp_path)
-    ingest.ingest(folder, cfg, embedder=counting)
-    gen = store.LocalIndex.live_dir(Path(cfg.index))
+    ingest(folder, cfg, embedder=counting)
+    gen = LocalIndex.live_dir(Path(cfg.index))
     manifest = json.loads((gen / "manifest.json").read_text())
     manifest["embed_model"] = "intfloat/multilingual-e5-small"
     (gen / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(store.IndexError_) as e:
-        ingest.ingest(folder, cfg, embedder=counting)
+    with pytest.raises(IndexError_) as e:
+        ingest(folder, cfg, embedder=counting)
     assert f"python ingest.py {folder.resolve()} --index {cfg.index} --rebuild" in str(e.value)
-    import retrieve
-    with pytest.raises(store.IndexError_, match="--rebuild"):
-        retrieve.open_index(cfg)
+    with pytest.raises(IndexError_, match="--rebuild"):
+        open_index(cfg)
     # --rebuild fixes it.
-    ingest.ingest(folder, cfg, rebuild=True, embedder=counting)
-    assert retrieve.open_index(cfg).manifest["embed_model"] == counting.name
+    ingest(folder, cfg, rebuild=True, embedder=counting)
+    assert open_index(cfg).manifest["embed_model"] == counting.name
 
 
 def test_other_chunker_settings_are_refused(tmp_path, cfg, counting):
     folder = make_folder(tmp_path)
-    ingest.ingest(folder, cfg, embedder=counting)
-    with pytest.raises(store.IndexError_, match="chunk_tokens"):
-        ingest.ingest(folder, cfg.replace(chunk_tokens=100), embedder=counting)
+    ingest(folder, cfg, embedder=counting)
+    with pytest.raises(IndexError_, match="chunk_tokens"):
+        ingest(folder, cfg.replace(chunk_tokens=100), embedder=counting)
 
 
 def test_crash_mid_write_leaves_previous_index_usable(tmp_path, cfg, counting, monkeypatch):
     folder = make_folder(tmp_path)
-    ingest.ingest(folder, cfg, embedder=counting)
-    before = [c.id for c in store.LocalIndex.load(cfg.index).chunks]
+    ingest(folder, cfg, embedder=counting)
+    before = [c.id for c in chunks_of(cfg)]
     write(folder / "new.md", "# New\n\nA new document.\n")
 
     def boom(*a, **k):
         raise OSError("disk full")
     monkeypatch.setattr(np, "save", boom)
     with pytest.raises(OSError):
-        ingest.ingest(folder, cfg, embedder=counting)
-    assert [c.id for c in store.LocalIndex.load(cfg.index).chunks] == before
+        ingest(folder, cfg, embedder=counting)
+    assert [c.id for c in chunks_of(cfg)] == before
 
 
 def test_manifest_is_stamped_with_settings(tmp_path, cfg, counting):
-    ingest.ingest(make_folder(tmp_path), cfg, embedder=counting)
-    gen = store.LocalIndex.live_dir(Path(cfg.index))
+    ingest(make_folder(tmp_path), cfg, embedder=counting)
+    gen = LocalIndex.live_dir(Path(cfg.index))
     m = json.loads((gen / "manifest.json").read_text())
     assert m["embed_model"] == "sentence-transformers/all-MiniLM-L6-v2" and m["embed_dim"] == 384
     assert m["chunker"]["chunk_tokens"] == cfg.chunk_tokens
@@ -114,8 +119,9 @@ def test_manifest_is_stamped_with_settings(tmp_path, cfg, counting):
 
 
 def test_cli_missing_folder_exits_1_and_bad_setting_exits_2(tmp_path):
-    run = lambda *a: subprocess.run([sys.executable, str(ROOT / "ingest.py"), *a], capture_output=True, text=True,
-                                    env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    def run(*a):
+        return subprocess.run([sys.executable, str(ROOT / "ingest.py"), *a], capture_output=True, text=True,
+                              env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     r = run(str(tmp_path / "nope"), "--index", str(tmp_path / "i"))
     assert r.returncode == 1 and "not a folder" in r.stderr
     r = run(str(tmp_path), "--set", "final_k=zero")
@@ -124,6 +130,6 @@ def test_cli_missing_folder_exits_1_and_bad_setting_exits_2(tmp_path):
 
 def test_empty_folder_warns_and_builds_an_empty_index(tmp_path, cfg, counting, capsys):
     (tmp_path / "empty").mkdir()
-    report = ingest.ingest(tmp_path / "empty", cfg, embedder=counting)
+    report = ingest(tmp_path / "empty", cfg, embedder=counting)
     assert report.chunks == 0 and "no readable documents" in capsys.readouterr().err
-    assert store.LocalIndex.load(cfg.index).chunks == []
+    assert chunks_of(cfg) == []

@@ -5,11 +5,11 @@ import subprocess
 import sys
 
 import pytest
-
-import evaluate
 from conftest import ROOT
-from retrieve import Retriever, open_index
-from schema import Scope
+
+from citebot.measurement.golden import load_golden
+from citebot.schema import Scope
+from citebot.search.analyzer import analyze
 
 ATTACKS = [
     "staff goodwill refund",
@@ -25,49 +25,47 @@ ATTACKS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def retriever(sample_index, embedder):
-    return Retriever(open_index(sample_index), sample_index, embedder=embedder)
-
-
 def all_queries():
-    qs = evaluate.load_golden(ROOT / "golden.json")
-    return [t for q in qs for t in evaluate.turns_of(q)] + ATTACKS
+    qs = load_golden(ROOT / "golden.json").questions
+    return [t for q in qs for t in q.turns] + ATTACKS
 
 
 def forbidden(c) -> bool:
     return c.status != "current" or c.audience != "public" or c.tenant is not None
 
 
-def test_sample_has_the_restricted_documents_to_leak(retriever):
-    chunks = retriever.index.chunks
+def test_sample_has_the_restricted_documents_to_leak(sample_engine):
+    chunks = list(sample_engine.index.scan(Scope.everything()))
     assert any(c.status == "superseded" for c in chunks)
     assert any(c.audience == "staff" for c in chunks)
     assert any(c.tenant for c in chunks)
     # Without the filter the attacks do reach them, so the test below can fail.
-    unfiltered = [h.chunk for q in ATTACKS for h in retriever.index.sparse_search(q, Scope.everything(), 5)]
+    unfiltered = [h.chunk for q in ATTACKS for h in sample_engine.index.sparse_search(analyze(q), Scope.everything(), 5)]
     assert sum(forbidden(c) for c in unfiltered) >= len(ATTACKS) // 2
 
 
 @pytest.mark.parametrize("k", [1, 3, 5, 20])
-def test_no_leak_through_sparse_dense_or_hybrid(retriever, k):
+def test_no_leak_through_sparse_dense_or_hybrid(sample_engine, k):
     scope = Scope()
-    cfg = retriever.cfg.replace(final_k=k, rerank_pool=max(k, 20), use_rerank=False)
-    vectors = retriever.embedder.encode(all_queries())
-    for q, v in zip(all_queries(), vectors):
-        sparse = retriever.index.sparse_search(q, scope, k)
-        dense = retriever.index.dense_search(v, scope, k)
-        hybrid = retriever.search([q], scope, cfg)
+    e = sample_engine.configured(sample_engine.cfg.replace(final_k=k, rerank_pool=max(k, 20), use_rerank=False))
+    queries = all_queries()
+    vectors = e.embed()(queries)
+    for q, v in zip(queries, vectors):
+        sparse = e.index.sparse_search(analyze(q), scope, k)
+        dense = e.index.dense_search(v, scope, k)
+        _, hybrid = e.search(q, [], scope)
         for h in sparse + dense + hybrid.hits + hybrid.fused:
             assert not forbidden(h.chunk), (q, h.chunk.source)
+        assert all(not forbidden(c) for c in e.index.get([h.id for h in hybrid.fused]))
 
 
-def test_staff_and_tenant_scopes_see_their_documents(retriever):
-    staff = retriever.index.sparse_search("goodwill refund manager approval", Scope.build(audience="staff"), 5)
+def test_staff_and_tenant_scopes_see_their_documents(sample_engine):
+    idx = sample_engine.index
+    staff = idx.sparse_search(analyze("goodwill refund manager approval"), Scope.build(audience="staff"), 5)
     assert staff and staff[0].chunk.audience == "staff"
-    acme = retriever.index.sparse_search("rental late fee", Scope.build(tenant="acme-rentals"), 5)
+    acme = idx.sparse_search(analyze("rental late fee"), Scope.build(tenant="acme-rentals"), 5)
     assert acme and acme[0].chunk.tenant == "acme-rentals"
-    other = retriever.index.sparse_search("rental late fee", Scope.build(tenant="other-co"), 20)
+    other = idx.sparse_search(analyze("rental late fee"), Scope.build(tenant="other-co"), 20)
     assert all(h.chunk.tenant is None for h in other)
 
 
@@ -79,6 +77,7 @@ def test_retrieve_cli_json(sample_index):
     data = json.loads(r.stdout)
     assert data["query"] == "what does E4032 mean"
     hit = data["hits"][0]
-    assert {"id", "source", "lines", "title", "text", "ranks", "scores"} <= set(hit)
+    assert {"id", "source", "lines", "title", "text", "ranks", "scores", "evidence"} <= set(hit)
     assert hit["source"] == "troubleshooting/app-error-codes.md" and hit["ranks"]["bm25"] == 1
+    assert hit["evidence"]["identifier"] is True
     assert [h["rank"] for h in data["hits"]] == list(range(1, len(data["hits"]) + 1))

@@ -1,13 +1,9 @@
 """Hand-computed checks for metrics.py (arithmetic in the comments)."""
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from metrics import (  # noqa: E402
+from citebot.measurement.metrics import (
     hit_at_k,
     mean,
     ndcg_at_k,

@@ -1,16 +1,16 @@
 """The rerank stage with a real (tiny, untrained) cross-encoder built here."""
 import pytest
 import torch
+from conftest import write
 from sentence_transformers import CrossEncoder
 from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
-import config
-import ingest
-import models
-import retrieve
-import store
-from conftest import write
-from schema import Scope
+from citebot import config
+from citebot.engine import Engine
+from citebot.index.build import ingest
+from citebot.index.store import open_index
+from citebot.schema import Scope
+from citebot.search import models
 
 
 @pytest.fixture(scope="module")
@@ -35,22 +35,23 @@ def small_index(tmp_path_factory, embedder):
                                "tent repair", "stove recall"]):
         write(folder / f"d{i}.md", f"# Doc {i}\n\nThis page is about {topic} and the refund rules.\n")
     cfg = config.Config(index=str(folder / "idx"), use_expansion=False, final_k=3, rerank_pool=6)
-    ingest.ingest(folder, cfg, embedder=embedder)
+    ingest(folder, cfg, embedder=embedder)
     return cfg
 
 
 def test_cross_encoder_reorders_candidates_and_keeps_fused_ranks(small_index, tiny_ce, embedder):
     cfg = small_index.replace(rerank_model=tiny_ce)
     ce = CrossEncoder(tiny_ce, device="cpu")
-    r = retrieve.Retriever(store.LocalIndex.load(cfg.index), cfg, embedder=embedder, reranker=ce)
-    out = r.search(["refund rules"], Scope())
+    engine = Engine(open_index(cfg), cfg, models.Models(embedder, ce))
+    _, out = engine.search("refund rules", [], Scope())
     assert out.rerank_on and len(out.hits) == 3
     pool = out.fused[:6]
     expected = ce.predict([("refund rules", h.chunk.search_text) for h in pool])
     by_score = sorted(zip(pool, expected), key=lambda p: (-p[1], p[0].ranks["rrf"]))[:3]
     assert [h.id for h in out.hits] == [h.id for h, _ in by_score]
-    for h, s in by_score:
+    for h, (_, s) in zip(out.hits, by_score):
         assert h.scores["rerank"] == pytest.approx(float(s), abs=1e-6)
+    assert all("rerank" not in h.ranks for h in out.fused)  # the fused list is left as it was
     # The fused ranks survive the rerank, and the order really changed something.
     assert all("rrf" in h.ranks and ("bm25" in h.ranks or "dense" in h.ranks) for h in out.hits)
     assert [h.ranks["rerank"] for h in out.hits] == [1, 2, 3]
@@ -60,9 +61,8 @@ def test_cross_encoder_reorders_candidates_and_keeps_fused_ranks(small_index, ti
 def test_missing_reranker_warns_once_and_keeps_fused_order(small_index, embedder, capsys):
     cfg = small_index.replace(rerank_model=str(small_index.index) + "/no-such-model")
     models.reranker.cache_clear()
-    r = retrieve.Retriever(store.LocalIndex.load(cfg.index), cfg, embedder=embedder)
-    first = r.search(["refund rules"], Scope())
-    second = retrieve.Retriever(store.LocalIndex.load(cfg.index), cfg, embedder=embedder).search(["refund"], Scope())
+    _, first = Engine(open_index(cfg), cfg, models.Models(embedder)).search("refund rules", [], Scope())
+    _, second = Engine(open_index(cfg), cfg, models.Models(embedder)).search("refund", [], Scope())
     err = capsys.readouterr().err
     assert err.count("rerank is off") == 1 and "CITEBOT_RERANK_MODEL" in err
     assert not first.rerank_on and not second.rerank_on

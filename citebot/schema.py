@@ -1,7 +1,7 @@
-"""The plain data types every stage shares: chunks, scopes and hits."""
+"""The plain data types every stage shares: chunks, scopes, hits and evidence."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Chunk:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Chunk":
+    def from_dict(cls, d: dict) -> Chunk:
         d = dict(d)
         d["headings"] = tuple(d.get("headings", ()))
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
@@ -57,11 +57,11 @@ class Scope:
 
     @classmethod
     def build(cls, audience: str | None = None, tenant: str | None = None, lang: str | None = None,
-              include_superseded: bool = False) -> "Scope":
+              include_superseded: bool = False) -> Scope:
         # Staff see what the public sees plus staff documents.
         audiences = {"public"} | ({audience} if audience else set())
         statuses = {"current"} | ({"superseded"} if include_superseded else set())
-        langs = frozenset(l.strip().lower() for l in lang.split(",")) if lang else None
+        langs = frozenset(x.strip().lower() for x in lang.split(",")) if lang else None
         return cls(frozenset(statuses), frozenset(audiences), langs, tenant or None)
 
     def allows(self, c: Chunk) -> bool:
@@ -70,7 +70,7 @@ class Scope:
                 and (c.tenant is None or self.all_tenants or c.tenant == self.tenant))
 
     @classmethod
-    def everything(cls) -> "Scope":
+    def everything(cls) -> Scope:
         return cls(frozenset({"current", "superseded", "draft"}), frozenset({"public", "staff"}), None, None, True)
 
     def describe(self) -> str:
@@ -79,19 +79,55 @@ class Scope:
                 f"lang={langs} tenant={self.tenant or '-'}")
 
 
-@dataclass
-class Hit:
-    """One retrieved chunk, carrying every channel's rank and raw score from
-    first retrieval through fusion and rerank (channels: "bm25", "dense",
-    per-query variants like "bm25@2", then "rrf" and "rerank")."""
+FUSED = ("rrf", "rerank")  # lists made from other lists; every other list is a first-stage one
 
-    id: str
-    rank: int = 0  # position in the list this hit is in now (1-based)
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved chunk in one ranked list, carrying every list's rank and
+    raw score it has been through: "bm25", "dense", per-query variants like
+    "bm25@2", then "rrf" and "rerank".  Each stage makes new hits
+    (:meth:`placed`), so a list never changes behind another list's back."""
+
+    chunk: Chunk
+    rank: int = 0  # position in the list this hit is in (1-based)
     score: float = 0.0  # the score that list is ordered by
     ranks: dict[str, int] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)
-    chunk: Chunk | None = None
+
+    @property
+    def id(self) -> str:
+        return self.chunk.id
+
+    def placed(self, name: str, rank: int, score: float) -> Hit:
+        """This hit as ranked ``rank`` with ``score`` in the list ``name``."""
+        return replace(self, rank=rank, score=score, ranks={**self.ranks, name: rank},
+                       scores={**self.scores, name: score})
+
+    def channel_rank(self, channel: str) -> int | None:
+        """Best rank in any list of a channel ("bm25" covers "bm25@2" ...)."""
+        found = [r for k, r in self.ranks.items() if k.split("@")[0] == channel]
+        return min(found) if found else None
 
     def best_rank(self) -> int:
-        channel = [r for name, r in self.ranks.items() if name not in ("rrf", "rerank")]
-        return min(channel) if channel else 10**9
+        """Best rank in any first-stage list (the RRF tie-break)."""
+        found = [r for k, r in self.ranks.items() if k not in FUSED]
+        return min(found) if found else 10**9
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Absolute evidence that a chunk bears on the question (unlike ranks):
+    ``coverage`` share of the question's idf mass the chunk holds, whether it
+    holds an ``identifier`` the question names (E4032, RD2-24), and the dense
+    ``cosine`` (None when the dense channel did not run)."""
+
+    coverage: float = 0.0
+    identifier: bool = False
+    cosine: float | None = None
+
+    def best(self, other: Evidence) -> Evidence:
+        """Component-wise best of two queries' evidence for one chunk."""
+        cos = [c for c in (self.cosine, other.cosine) if c is not None]
+        return Evidence(max(self.coverage, other.coverage), self.identifier or other.identifier,
+                        max(cos) if cos else None)

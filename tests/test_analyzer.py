@@ -2,14 +2,16 @@ import math
 
 import numpy as np
 import pytest
-
-import config
-import ingest
-import lexical
-import retrieve
-import store
 from conftest import write
-from schema import Scope
+
+from citebot import config
+from citebot.engine import Engine
+from citebot.index.build import ingest
+from citebot.index.store import open_index
+from citebot.schema import Scope
+from citebot.search import analyzer as lexical
+from citebot.search import bm25 as bm25mod
+from citebot.search import models, retriever
 
 
 def test_analyzer_keeps_identifiers_whole_and_lowercases():
@@ -31,7 +33,7 @@ def test_analyzer_stopwords_stemming_and_hyphenated_words():
 
 def test_bm25_by_hand_three_documents():
     docs = [["refund", "card"], ["refund", "refund", "voucher"], ["tent", "pole", "torque", "chart"]]
-    bm = lexical.BM25Index(docs, k1=1.2, b=0.75)
+    bm = bm25mod.BM25Index(docs, k1=1.2, b=0.75)
     hits = dict(bm.search(["refund"], np.arange(3), k=10))
     # N = 3, df = 2 -> idf = ln(1 + (3 - 2 + 0.5) / (2 + 0.5)) = ln 1.6 ; avgdl = 9 / 3 = 3
     idf = math.log(1.6)
@@ -47,14 +49,14 @@ def test_bm25_by_hand_three_documents():
 def test_term_in_exactly_half_the_chunks_still_counts():
     # rank-bm25's own Okapi idf would be ln(2.5 / 2.5) = 0 here; Lucene's is ln 2.
     docs = [["refund"], ["refund"], ["tent"], ["stove"]]
-    bm = lexical.BM25Index(docs)
+    bm = bm25mod.BM25Index(docs)
     assert bm.term_idf("refund") == pytest.approx(math.log(2))
     assert [r for r, _ in bm.search(["refund"], np.arange(4), k=10)] == [0, 1]
 
 
 def test_filtered_rows_only_are_ranked():
     docs = [["refund"], ["refund", "refund"], ["tent"]]
-    bm = lexical.BM25Index(docs)
+    bm = bm25mod.BM25Index(docs)
     assert [r for r, _ in bm.search(["refund"], np.array([0, 2]), k=10)] == [0]
 
 
@@ -69,39 +71,43 @@ def codes_index(tmp_path_factory, embedder):
     write(folder / "bn.md", "---\nlang: bn\n---\n# ফেরত নীতি\n\nপণ্য কেনার ৩০ দিনের মধ্যে ফেরত দেওয়া যায়।\n")
     write(folder / "en.md", "# Shipping\n\nOrders ship within two business days.\n")
     cfg = config.Config(index=str(folder / "idx"), use_rerank=False, use_expansion=False)
-    ingest.ingest(folder, cfg, embedder=embedder)
-    return retrieve.Retriever(store.LocalIndex.load(cfg.index), cfg, embedder=embedder)
+    ingest(folder, cfg, embedder=embedder)
+    return Engine(open_index(cfg), cfg, models.Models(embedder, None))
+
+
+def sparse(engine, text, scope, k):
+    return engine.index.sparse_search(lexical.analyze(text), scope, k)
 
 
 def test_error_code_found_exactly_by_bm25_and_hybrid(codes_index):
-    r = codes_index.search(["what does E4032 mean"], Scope())
+    _, r = codes_index.search("what does E4032 mean", [], Scope())
     assert "E4032 means" in r.hits[0].chunk.text
-    sparse = codes_index.index.sparse_search("what does E4032 mean", Scope(), 10)
+    found = sparse(codes_index, "what does E4032 mean", Scope(), 10)
     # The near-identical codes share only "mean" with the query, never the code.
-    assert "E4032" in sparse[0].chunk.text and sparse[0].scores["bm25"] > 2 * sparse[1].scores["bm25"]
-    r = codes_index.search(["RD2-24"], Scope())
+    assert "E4032" in found[0].chunk.text and found[0].scores["bm25"] > 2 * found[1].scores["bm25"]
+    _, r = codes_index.search("RD2-24", [], Scope())
     assert "RD2-24" in r.hits[0].chunk.text and r.hits[0].ranks.get("bm25") == 1
-    assert all("RD2-24" in h.chunk.text for h in codes_index.index.sparse_search("RD2-24", Scope(), 10))
+    assert all("RD2-24" in h.chunk.text for h in sparse(codes_index, "RD2-24", Scope(), 10))
 
 
 def test_chinese_and_bengali_queries_match_their_chunks(codes_index):
-    hits = codes_index.index.sparse_search("帐篷保修期多长？", Scope(), 10)
+    hits = sparse(codes_index, "帐篷保修期多长？", Scope(), 10)
     assert hits and hits[0].chunk.lang == "zh"
-    hits = codes_index.index.sparse_search("ফেরত কত দিনের মধ্যে?", Scope(), 10)
+    hits = sparse(codes_index, "ফেরত কত দিনের মধ্যে?", Scope(), 10)
     assert hits and hits[0].chunk.lang == "bn"
-    assert [h.chunk.lang for h in codes_index.index.sparse_search("ফেরত", Scope.build(lang="en"), 10)] == []
+    assert [h.chunk.lang for h in sparse(codes_index, "ফেরত", Scope.build(lang="en"), 10)] == []
 
 
 def test_query_with_no_known_terms_gets_no_bm25_hits(codes_index):
-    assert codes_index.index.sparse_search("xylophone quasar", Scope(), 10) == []
+    assert sparse(codes_index, "xylophone quasar", Scope(), 10) == []
 
 
 def test_dense_channel_skipped_for_languages_the_model_does_not_read(codes_index):
-    assert retrieve.dense_speaks("how long is the warranty", "en")
-    assert not retrieve.dense_speaks("帐篷保修期多长？", "en")
-    assert retrieve.dense_speaks("帐篷保修期多长？", "*")
-    cfg = codes_index.cfg.replace(dense_langs="en")
-    zh = codes_index.search(["帐篷保修期多长？"], Scope(), cfg)
+    assert retriever.dense_speaks("how long is the warranty", "en")
+    assert not retriever.dense_speaks("帐篷保修期多长？", "en")
+    assert retriever.dense_speaks("帐篷保修期多长？", "*")
+    e = codes_index.configured(codes_index.cfg.replace(dense_langs="en"))
+    _, zh = e.search("帐篷保修期多长？", [], Scope())
     assert zh.hits and all("dense" not in h.ranks for h in zh.fused)
-    en = codes_index.search(["what does E4032 mean"], Scope(), cfg)
+    _, en = e.search("what does E4032 mean", [], Scope())
     assert any("dense" in h.ranks for h in en.fused)

@@ -1,21 +1,19 @@
-"""bench_beir.py on tiny BEIR folders written here (hand-checkable metrics,
-the embedding cache), plus one smoke run on the real SciFact that skips when
-../shared/benchmarks is absent."""
+"""The benchmark runner (measurement/beir.py) on tiny BEIR folders written
+here (hand-checkable metrics, the embedding cache), through the engine, plus
+one smoke run on the real SciFact that skips when ../shared/benchmarks is
+absent."""
 import json
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import write_jsonl, write_qrels
 
-import bench_beir
-import benchmarks
-import config
-import lexical
-import models
-import rewrite
+from citebot.config import Config
+from citebot.measurement import beir as bench_beir
+from citebot.measurement import benchmarks, evaluate
+from citebot.search import models
 
 # ---------------------------------------------------------------- fixtures
 
@@ -111,10 +109,10 @@ class FluorescentFirst:
         return [1.0 if "Fluorescent" in text else 0.0 for _, text in pairs]
 
 
-def _run(tiny, tmp_path, name="scifact", **kw):
+def _run(tiny, tmp_path, name="scifact", cfg=None, **kw):
     kw.setdefault("embedder", ConceptEmbedder())
     kw.setdefault("cache_dir", tmp_path / "cache")
-    return bench_beir.run(name, root=tiny, log=lambda *a: None, **kw)
+    return bench_beir.run(name, cfg or Config(use_expansion=False), root=tiny, log=lambda *a: None, **kw)
 
 
 # ---------------------------------------------------------------- metrics by hand
@@ -145,7 +143,9 @@ def test_unique_keyword_query_is_perfect(tiny, tmp_path):
 
 def test_dense_hybrid_and_rerank_by_hand(tiny, tmp_path):
     res = _run(tiny, tmp_path, reranker=FluorescentFirst())
-    assert list(res["configs"]) == ["bm25", "dense", "hybrid", "hybrid+rerank"]
+    # The bot's own settings here (expansion off) match no ablation row, so they get a "default" row.
+    assert list(res["configs"]) == ["bm25", "dense", "hybrid", "+rerank", "+expansion", "+followups", "default"]
+    assert res["default"] == "default"
     # Dense: q1 [d1]; q2 [d2, d5] (both cosine 1); q3 [d3 (0.95), d4 (0.71)].
     dense = res["configs"]["dense"]
     assert dense["ndcg@10"] == pytest.approx((1.0 + 1.0 + NDCG_1_AT_2) / 3)
@@ -153,21 +153,23 @@ def test_dense_hybrid_and_rerank_by_hand(tiny, tmp_path):
     # Hybrid fuses to the same orders.
     assert res["configs"]["hybrid"]["ndcg@10"] == pytest.approx(dense["ndcg@10"])
     # The rerank row ranks by the reranked hits: d4 moves to the top of q3.
-    rr = res["configs"]["hybrid+rerank"]
+    rr = res["configs"]["+rerank"]
     assert rr["ndcg@10"] == pytest.approx(1.0) and rr["mrr@10"] == pytest.approx(1.0)
+    assert res["configs"]["default"]["ndcg@10"] == rr["ndcg@10"]  # rerank on, no expansion, no history
+    assert res["configs"]["+followups"]["note"] == "no history: same as +expansion"
     assert not any("reranker unavailable" in n for n in res["notes"])
 
 
 def test_missing_reranker_leaves_an_empty_row(tiny, tmp_path, monkeypatch):
     monkeypatch.setattr(models, "reranker", lambda spec: None)
-    res = _run(tiny, tmp_path, configs=["bm25", "hybrid+rerank"])
-    row = res["configs"]["hybrid+rerank"]
+    res = _run(tiny, tmp_path, configs=["bm25", "+rerank"])
+    row = res["configs"]["+rerank"]
     assert all(row[k] is None for k in bench_beir.METRIC_KEYS)
     assert row["note"] == "reranker unavailable" and row["n"] == 3
     assert any("reranker unavailable" in n for n in res["notes"])
     assert res["configs"]["bm25"]["ndcg@10"] is not None
     text = bench_beir.format_table(res)
-    assert "hybrid+rerank" in text and "reranker unavailable" in text
+    assert "+rerank" in text and "reranker unavailable" in text
 
 
 def test_deterministic(tiny, tmp_path):
@@ -230,53 +232,68 @@ def test_chunks_follow_the_protocol(tiny):
 # ---------------------------------------------------------------- mtrag, squad2
 
 
-def test_mtrag_three_forms(tiny, tmp_path):
+def test_mtrag_last_turn_followups_and_gold_rewrite(tiny, tmp_path):
     res = _run(tiny, tmp_path, "mtrag", configs=["bm25", "hybrid"])
     assert res["n_queries"] == 2
-    assert set(res["configs"]) == {f"{c}/{f}" for c in ("bm25", "hybrid") for f in bench_beir.MTRAG_FORMS}
+    assert set(res["configs"]) == {f"{c}{f}" for c in ("bm25", "hybrid") for f in ("", "+fu", "/gold")}
     # Turn 1 finds p2 in every form; turn 2's last turn matches nothing, the gold rewrite finds p1.
-    assert res["configs"]["bm25/lastturn"]["ndcg@10"] == pytest.approx(0.5)
-    assert res["configs"]["bm25/gold-rewrite"]["ndcg@10"] == pytest.approx(1.0)
-    assert 0.0 <= res["configs"]["bm25/citebot-rewrite"]["ndcg@10"] <= 1.0
-    assert any("citebot-rewrite changed" in n for n in res["notes"])
-    assert "bm25/gold-rewrite" in bench_beir.format_table(res)
+    assert res["configs"]["bm25"]["ndcg@10"] == pytest.approx(0.5)
+    assert res["configs"]["bm25/gold"]["ndcg@10"] == pytest.approx(1.0)
+    # With follow-ups turn 2 also searches "where do the arizona cardinals play? and the league size?",
+    # which still finds only p2 (not relevant to turn 2).
+    assert res["configs"]["bm25+fu"]["ndcg@10"] == pytest.approx(0.5)
+    assert "bm25/gold" in bench_beir.format_table(res)
 
 
-def test_mtrag_survives_a_failing_rewriter(tiny, tmp_path, monkeypatch):
-    def boom(turn, history):
-        raise RuntimeError("unfinished")
+def test_mtrag_followups_search_what_the_bot_searches(tiny, tmp_path, monkeypatch):
+    from citebot.engine import Engine
+    seen = []
+    real = Engine.search
 
-    monkeypatch.setattr(rewrite, "rewrite_rules", boom)
-    res = _run(tiny, tmp_path, "mtrag", configs=["bm25"])
-    assert res["configs"]["bm25/citebot-rewrite"]["ndcg@10"] == res["configs"]["bm25/lastturn"]["ndcg@10"]
-    assert any("raised on 2 turns" in n and "unfinished" in n for n in res["notes"])
+    def spy(self, typed, history, scope):
+        plan, r = real(self, typed, history, scope)
+        seen.append((self.cfg.use_followups, r.queries))
+        return plan, r
+    monkeypatch.setattr(Engine, "search", spy)
+    _run(tiny, tmp_path, "mtrag", configs=["bm25"])
+    with_fu = [q for fu, q in seen if fu]
+    assert with_fu == [["where do the arizona cardinals play?"],
+                       ["and the league size?", "where do the arizona cardinals play? and the league size?"]]
 
 
 def test_squad2_refusal(tiny, tmp_path):
-    res = _run(tiny, tmp_path, "squad2", configs=["bm25", "hybrid"])
+    res = _run(tiny, tmp_path, "squad2", configs=["bm25", "hybrid"], reranker=None)
     assert res["n_queries"] == 1 and res["n_questions"] == 2 and res["n_unanswerable"] == 1
     for c in ("bm25", "hybrid"):
-        row = res["configs"][c]
-        assert row["ndcg@10"] == 1.0
-        # s1 covers every query term (coverage 1.0): answered; s2 ("Lyon") finds no evidence: refused.
-        assert (row["refusal"]["tp"], row["refusal"]["fp"], row["refusal"]["fn"], row["refusal"]["tn"]) == (1, 0, 0, 1)
-        assert row["refusal"]["refusal_precision"] == 1.0 and row["refusal"]["refusal_recall"] == 1.0
-        ans = row["answer_refusal"]
-        assert ans is not None and ans["tp"] + ans["fp"] + ans["fn"] + ans["tn"] == 2 and ans["tp"] == 1
+        assert res["configs"][c]["ndcg@10"] == 1.0
+    # The bot's configuration: s1 covers every query term (coverage 1.0): answered; s2 ("Lyon")
+    # finds no evidence: refused, at retrieval and at answer level (Engine.ask).
+    ref = res["refusal"]
+    assert (ref["tp"], ref["fp"], ref["fn"], ref["tn"]) == (1, 0, 0, 1)
+    assert ref["refusal_precision"] == 1.0 and ref["refusal_recall"] == 1.0
+    ans = res["answer_refusal"]
+    assert ans["tp"] + ans["fp"] + ans["fn"] + ans["tn"] == 2 and ans["tp"] == 1
     text = bench_beir.format_table(res)
-    assert "refusal on 2 questions" in text and "answer" in text
+    assert "refusal of the bot's configuration on 2 questions" in text and "answer" in text
 
 
 def test_cli_json(tiny, monkeypatch, capsys, embedder):
     monkeypatch.setenv("CITEBOT_BENCHMARKS", str(tiny))
-    assert bench_beir.main(["scifact", "--configs", "bm25", "--json"]) == 0
+    assert evaluate.main(["--benchmark", "scifact", "--configs", "bm25", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["configs"]["bm25"]["n"] == 3 and out["published"]["bm25_top100_ce_minilm_l6"] == [0.682, 0.688]
+    assert out["configs"]["bm25"]["recall@100"] == pytest.approx((1.0 + 0.5 + 1.0) / 3)
+    # The bot's settings (env, --set) reach the benchmark: one BM25 candidate cuts q3's d4 (rank 2).
+    monkeypatch.setenv("CITEBOT_SPARSE_K", "1")
+    assert evaluate.main(["--benchmark", "scifact", "--configs", "bm25", "--json", "--set", "final_k=1",
+                          "--set", "rerank_pool=1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["configs"]["bm25"]["recall@100"] == pytest.approx((1.0 + 0.5 + 0.0) / 3)
 
 
 def test_cli_table(tiny, monkeypatch, capsys, embedder):
     monkeypatch.setenv("CITEBOT_BENCHMARKS", str(tiny))
-    assert bench_beir.main(["scifact", "--configs", "bm25", "--limit", "2"]) == 0
+    assert evaluate.main(["--benchmark", "scifact", "--configs", "bm25", "--limit", "2"]) == 0
     out = capsys.readouterr().out
     assert "nDCG@10" in out and "published nDCG@10" in out and "bm25_rank_bm25" in out
 
@@ -287,7 +304,7 @@ def test_cli_table(tiny, monkeypatch, capsys, embedder):
 def test_real_scifact_bm25_smoke(embedder):
     if not benchmarks.available("scifact"):
         pytest.skip(f"scifact benchmark not found under {benchmarks.bench_dir()}")
-    res = bench_beir.run("scifact", ["bm25"], limit=20, log=lambda *a: None, embedder=embedder)
+    res = bench_beir.run("scifact", Config(), ["bm25"], limit=20, log=lambda *a: None, embedder=embedder)
     assert res["n_queries"] == 20 and res["n_docs"] == 5183
     row = res["configs"]["bm25"]
     assert 0.3 < row["ndcg@10"] <= 1.0 and 0.0 < row["recall@100"] <= 1.0

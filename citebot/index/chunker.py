@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 import re
 
-import tokens
-from documents import Block, Document
-from schema import Chunk
+from citebot import tokens
+from citebot.index.documents import Block, Document
+from citebot.schema import Chunk
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？।])\s+")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
@@ -54,7 +54,8 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
             used += cost
     flush()
 
-    chunks, seen = [], {}
+    chunks: list[Chunk] = []
+    seen: dict[str, int] = {}
     for headings, blocks in pieces:
         text = "\n\n".join(b.text for b in blocks).strip()
         if not text:
@@ -85,7 +86,9 @@ def _split_table(block: Block, budget: int) -> list[Block]:
     n_head = 2 if len(lines) > 1 and _TABLE_SEP.match(lines[1].strip()) else 1
     header, rows = lines[:n_head], lines[n_head:]
     head_cost = tokens.count("\n".join(header))
-    out, group, cost, row_start = [], [], head_cost, block.start + n_head
+    out: list[Block] = []
+    group: list[str] = []
+    cost, row_start = head_cost, block.start + n_head
     for i, row in enumerate(rows):
         c = tokens.count(row) + 1
         if group and cost + c > budget:
@@ -100,7 +103,9 @@ def _split_table(block: Block, budget: int) -> list[Block]:
 
 def _split_paragraph(block: Block, budget: int) -> list[Block]:
     sentences = [s for s in _SENTENCE_END.split(block.text) if s.strip()]
-    out, group, cost = [], [], 0
+    out: list[str] = []
+    group: list[str] = []
+    cost = 0
     for s in sentences:
         c = tokens.count(s)
         if group and cost + c > budget:

@@ -1,15 +1,14 @@
-"""Shared command-line plumbing: config flags, scope flags, colour, exit codes.
+"""Shared command-line plumbing: config flags, scope flags, messages, exit codes.
 
 Exit codes: 0 success, 1 runtime failure (message on stderr), 2 usage error.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-import config
-from schema import Scope
+from citebot import config
+from citebot.schema import Scope
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -28,14 +27,14 @@ def add_scope_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--include-superseded", action="store_true", help="also search superseded documents")
 
 
-def load_config(args: argparse.Namespace) -> config.Config:
+def config_flags(args: argparse.Namespace) -> dict:
     flags = {"index": getattr(args, "index", None)}
     for item in getattr(args, "set", []) or []:
         key, sep, value = item.partition("=")
         if not sep:
             raise config.ConfigError(f"--set needs KEY=VALUE, got {item!r}")
         flags[key.strip()] = value.strip()
-    return config.load(flags, file=getattr(args, "config", None))
+    return flags
 
 
 def parse(p: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.Namespace, config.Config]:
@@ -43,7 +42,7 @@ def parse(p: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.
     error (exit 2) naming the key, like any other bad flag."""
     args = p.parse_args(argv)
     try:
-        return args, load_config(args)
+        return args, config.load(config_flags(args), file=getattr(args, "config", None))
     except config.ConfigError as e:
         p.exit(EXIT_USAGE, f"citebot: {e}\n")
 
@@ -53,17 +52,8 @@ def scope_from(args: argparse.Namespace) -> Scope:
                        include_superseded=args.include_superseded)
 
 
-def use_color(stream=sys.stdout) -> bool:
-    # https://no-color.org: any non-empty NO_COLOR turns colour off.
-    return not os.environ.get("NO_COLOR") and hasattr(stream, "isatty") and stream.isatty()
-
-
-def dim(text: str, stream=sys.stdout) -> str:
-    return f"\x1b[2m{text}\x1b[0m" if use_color(stream) else text
-
-
 def warn(msg: str) -> None:
-    print(f"citebot: {msg}", file=sys.stderr)
+    print(f"citebot: {msg}", file=sys.stderr, flush=True)
 
 
 def fail(msg: str, code: int = EXIT_FAIL) -> int:

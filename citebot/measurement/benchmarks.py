@@ -53,7 +53,7 @@ ENV_VAR = "CITEBOT_BENCHMARKS"
 
 #: Default location: ``<repo>/../shared/benchmarks`` unless CITEBOT_BENCHMARKS is set.
 BENCH_DIR: Path = Path(
-    os.environ.get(ENV_VAR) or Path(__file__).resolve().parent.parent / "shared" / "benchmarks"
+    os.environ.get(ENV_VAR) or Path(__file__).resolve().parents[3] / "shared" / "benchmarks"
 )
 
 NAMES = ("scifact", "mtrag", "squad2", "rgb_zh")
@@ -198,6 +198,7 @@ def available(name: str, root: str | Path | None = None) -> bool:
     if name not in NAMES:
         return False
     base = Path(root) if root is not None else bench_dir()
+    combos: list[tuple[str, str | None]]
     if name == "scifact":
         combos = [("test", None), ("train", None)]
     elif name == "mtrag":
@@ -331,22 +332,24 @@ def load(
     qrels = {qid: qrels[qid] for qid in keep if qid in qrels}
 
     if name == "mtrag":
-        form = query_form or "lastturn"
-        meta["query_form"] = form
-        meta["domain"] = {qid: rows[qid].get("domain") for qid in keep}
-        if files["questions"].is_file():
-            q_rows = _query_rows(files["questions"])
-            meta["user_turns"] = {
-                qid: [_strip_speaker(t) for t in q_rows[qid]["text"].split("\n" + MTRAG_SPEAKER)]
-                for qid in keep
-                if qid in q_rows
-            }
-        if strip_speaker:
-            queries = {qid: _strip_speaker(t) for qid, t in queries.items()}
+        queries = _mtrag_meta(meta, rows, keep, files["questions"], query_form, queries, strip_speaker)
     elif name == "rgb_zh":
         meta["answers"] = {qid: list(rows[qid].get("answers") or []) for qid in keep}
 
     return Benchmark(name=name, corpus=corpus, queries=queries, qrels=qrels, meta=meta)
+
+
+def _mtrag_meta(meta: dict, rows: dict, keep: list[str], questions: Path, query_form: str | None,
+                queries: dict[str, str], strip_speaker: bool) -> dict[str, str]:
+    """Fill mtrag's "query_form", "domain" and "user_turns"; the queries,
+    speaker prefixes stripped when asked."""
+    meta["query_form"] = query_form or "lastturn"
+    meta["domain"] = {qid: rows[qid].get("domain") for qid in keep}
+    if questions.is_file():
+        q_rows = _query_rows(questions)
+        meta["user_turns"] = {qid: [_strip_speaker(t) for t in q_rows[qid]["text"].split("\n" + MTRAG_SPEAKER)]
+                              for qid in keep if qid in q_rows}
+    return {qid: _strip_speaker(t) for qid, t in queries.items()} if strip_speaker else queries
 
 
 def load_mtragun_tasks(root: str | Path | None = None) -> list[dict]:

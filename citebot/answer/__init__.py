@@ -1,0 +1,1 @@
+"""From ranked chunks to a cited answer: context, prompts, LLM, citations, extractive."""

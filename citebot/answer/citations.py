@@ -1,0 +1,141 @@
+"""Citations in a model's answer, checked as the answer streams.
+
+A citation is ``[n]``, ``[n, m]`` or ``[n-m]``.  Numbers that name a shown
+chunk are kept (a group is rewritten as ``[1, 2]``); the others are stripped
+*and counted*.  :class:`AnswerStream` is the one cleaner: the chat prints
+what it returns, and the stored answer is exactly that text, so the screen
+and ``--json`` never disagree.  It
+
+* holds text back from an unclosed ``[`` until its ``]`` arrives, so an
+  invalid number is never printed;
+* leaves no gap where a citation was stripped (no space before punctuation,
+  no double space; whitespace that holds a line break, as in code, is kept);
+* holds the opening back while it reads like a refusal, so a refusal is
+  shown as the one exact sentence and nothing else.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from citebot.config import REFUSAL
+
+CITATION = re.compile(r"\[(\s*\d+\s*(?:[-–,]\s*\d+\s*)*)\]")
+_PUNCT = ".,;:!?"
+# How much of the opening is read to decide whether an answer is a refusal.
+REFUSAL_WINDOW = 200
+REFUSAL_PATTERNS = re.compile(
+    r"\b(i don't know|i do not know|cannot answer|can't answer|unable to answer|not (?:enough|sufficient) information|"
+    r"(?:sources|documents|context) (?:do not|don't|does not|doesn't) (?:contain|mention|say|provide|include)|"
+    r"no information (?:about|on|in)|not mentioned in the)", re.I)
+
+
+def parse_group(body: str) -> list[int]:
+    nums: list[int] = []
+    for part in body.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(\d+)\s*[-–]\s*(\d+)", part)
+        if m:
+            lo, hi = int(m.group(1)), int(m.group(2))
+            nums.extend(range(lo, hi + 1) if 0 <= hi - lo <= 50 else [lo, hi])
+        elif part:
+            nums.append(int(part))
+    return nums
+
+
+def is_refusal(text: str) -> bool:
+    """The exact refusal, or an opening that says the sources lack the
+    answer in an answer that cites nothing."""
+    t = text.strip()
+    return t == REFUSAL or (bool(REFUSAL_PATTERNS.search(t[:REFUSAL_WINDOW])) and not CITATION.search(t))
+
+
+@dataclass(frozen=True)
+class Cleaned:
+    text: str  # exactly what was shown
+    cited: list[int]  # valid numbers, in order of first use
+    stripped: int  # invalid numbers removed
+    refused: bool
+
+
+class AnswerStream:
+    """Feed the model's deltas; show what :meth:`feed` returns, then what
+    :meth:`finish` adds.  ``n_shown`` is how many chunks the prompt numbered."""
+
+    def __init__(self, n_shown: int):
+        self.n = n_shown
+        self.raw = ""  # unconsumed input: text from an unclosed "["
+        self.ws = ""  # whitespace held until the next character decides its fate
+        self.body = ""  # cleaned text so far (shown or held)
+        self.shown = 0  # how much of body has been shown
+        self.cited: list[int] = []
+        self.stripped = 0
+        self.deciding = True  # still reading the opening for a refusal
+
+    def feed(self, delta: str) -> str:
+        self.raw += delta
+        cut = self.raw.rfind("[")
+        if cut != -1 and "]" not in self.raw[cut:] and len(self.raw) - cut < 24:
+            ready, self.raw = self.raw[:cut], self.raw[cut:]
+        else:
+            ready, self.raw = self.raw, ""
+        self._consume(ready)
+        return self._release()
+
+    def finish(self) -> tuple[str, Cleaned]:
+        """The text still to show, and the whole cleaned answer."""
+        self._consume(self.raw)
+        self.raw, self.ws = "", ""  # trailing whitespace is dropped
+        if is_refusal(self.body):
+            return (REFUSAL if self.shown == 0 else ""), Cleaned(REFUSAL, [], self.stripped, True)
+        tail = self.body[self.shown:]
+        self.shown = len(self.body)
+        return tail, Cleaned(self.body, list(self.cited), self.stripped, False)
+
+    def _consume(self, text: str) -> None:
+        pos = 0
+        for m in CITATION.finditer(text):
+            self._append(text[pos:m.start()])
+            nums = parse_group(m.group(1))
+            good = list(dict.fromkeys(n for n in nums if 1 <= n <= self.n))
+            self.stripped += sum(1 for n in nums if not 1 <= n <= self.n)
+            self.cited.extend(n for n in good if n not in self.cited)
+            if good:
+                self._append("[" + ", ".join(map(str, good)) + "]")
+            pos = m.end()
+        self._append(text[pos:])
+
+    def _append(self, text: str) -> None:
+        for ch in text:
+            if ch.isspace():
+                self.ws += ch
+                continue
+            if self.body:  # leading whitespace is dropped
+                if "\n" in self.ws:
+                    self.body += self.ws if ch not in _PUNCT else self.ws.replace(" ", "").replace("\t", "")
+                elif self.ws and ch not in _PUNCT:
+                    self.body += " "  # a run of spaces, or the gap a stripped citation left, is one space
+            self.ws = ""
+            self.body += ch
+
+    def _release(self) -> str:
+        """What may be shown now: nothing while the opening could still turn
+        out to be a refusal (see :func:`is_refusal`)."""
+        if self.deciding:
+            opening = self.body[:REFUSAL_WINDOW]
+            if CITATION.search(self.body) or (len(self.body) >= REFUSAL_WINDOW and not REFUSAL_PATTERNS.search(opening)):
+                self.deciding = False
+            else:
+                return ""
+        out = self.body[self.shown:]
+        self.shown = len(self.body)
+        return out
+
+
+def clean_citations(text: str, n_shown: int) -> Cleaned:
+    """A whole answer through the same cleaner as a streamed one."""
+    stream = AnswerStream(n_shown)
+    head = stream.feed(text)
+    tail, cleaned = stream.finish()
+    assert cleaned.refused or head + tail == cleaned.text
+    return cleaned

@@ -1,0 +1,58 @@
+"""The chunks an answer may use, numbered into the prompt with the strongest LAST.
+
+``select_context`` walks the hits best first and drops what is below the
+evidence floor, near duplicates of a stronger chunk, and what does not fit
+the token budget; the kept chunks are shown in reverse, so the best one sits
+nearest the question.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from citebot import tokens
+from citebot.answer import prompts
+from citebot.config import REFUSAL
+from citebot.schema import Evidence, Hit
+from citebot.search import analyzer
+from citebot.search.evidence import is_evidence
+
+
+@dataclass(frozen=True)
+class Context:
+    shown: list[Hit]  # prompt order: [1] .. [n], strongest last
+    dropped: list[tuple[Hit, str]] = field(default_factory=list)  # (hit, "floor" | "duplicate" | "budget")
+
+
+def word_overlap(a: str, b: str) -> float:
+    """Share of the smaller chunk's distinct words that the other also has."""
+    wa, wb = set(analyzer.analyze(a)), set(analyzer.analyze(b))
+    return len(wa & wb) / min(len(wa), len(wb)) if wa and wb else 0.0
+
+
+def select_context(hits: list[Hit], evidence: dict[str, Evidence], cfg) -> Context:
+    kept: list[Hit] = []
+    dropped: list[tuple[Hit, str]] = []
+    used = 0
+    for h in hits:
+        if not is_evidence(evidence.get(h.id), cfg.min_cosine, cfg.min_coverage):
+            dropped.append((h, "floor"))
+        elif any(word_overlap(h.chunk.text, k.chunk.text) >= cfg.dedup_overlap for k in kept):
+            dropped.append((h, "duplicate"))
+        elif used + (cost := tokens.count(source_block(0, h))) > cfg.context_tokens:
+            dropped.append((h, "budget"))
+        else:
+            kept.append(h)
+            used += cost
+    return Context(list(reversed(kept)), dropped)
+
+
+def source_block(n: int, h: Hit) -> str:
+    c = h.chunk
+    title = " > ".join((c.title, *c.headings))
+    return prompts.SOURCE_BLOCK.format(n=n, title=title, location=c.location, text=c.text)
+
+
+def build_prompt(question: str, ctx: Context) -> tuple[str, str]:
+    sources = "\n\n".join(source_block(n, h) for n, h in enumerate(ctx.shown, 1))
+    return (prompts.ANSWER_SYSTEM.format(refusal=REFUSAL),
+            prompts.ANSWER_USER.format(sources=sources, question=question))

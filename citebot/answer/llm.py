@@ -1,0 +1,91 @@
+"""The LLM behind an OpenAI-compatible endpoint, through the ``openai`` client.
+
+Endpoint and key come from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` (OpenAI,
+Ollama, vLLM, llama.cpp server ...); the model from ``CITEBOT_MODEL``.  A
+reply is checked, not trusted: every failure becomes an ``LLMError`` whose
+message says what happened and what to try, so the chat can print it and go
+on; a stream that ends without a normal finish raises ``LLMIncomplete``
+after its text, so the answer is marked incomplete, never shown as whole.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+
+class LLMError(RuntimeError):
+    pass
+
+
+class LLMIncomplete(LLMError):
+    """The stream stopped before the model finished (cut off, length limit)."""
+
+
+class LLM:
+    def __init__(self, model: str, timeout: float = 30.0, retries: int = 2):
+        import openai
+
+        self._openai = openai
+        self.model = model
+        self.client = openai.OpenAI(
+            base_url=os.environ.get("OPENAI_BASE_URL") or None,
+            api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",  # local servers ignore it
+            timeout=timeout, max_retries=retries)
+
+    def stream(self, system: str, user: str) -> Iterator[str]:
+        """Yield the answer's text as it is written."""
+        finish = None
+        try:
+            response = self.client.chat.completions.create(
+                model=self.model, temperature=0, stream=True,
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
+            for event in response:
+                choice = event.choices[0] if event.choices else None
+                if choice is None:
+                    continue
+                text = choice.delta.content if choice.delta is not None else None
+                if text is not None and not isinstance(text, str):
+                    raise TypeError("content is not text")
+                if text:
+                    yield text
+                finish = choice.finish_reason or finish
+        except self._openai.APIError as e:
+            raise self._explain(e) from None
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError):
+            raise LLMError("the model server sent a reply citebot cannot read (not an OpenAI-style stream); "
+                           "check OPENAI_BASE_URL points at an OpenAI-compatible endpoint") from None
+        except Exception as e:  # noqa: BLE001 - a connection cut mid-stream surfaces as the transport's own error
+            raise LLMIncomplete(f"the answer is incomplete: the connection broke ({type(e).__name__})") from None
+        if finish != "stop":
+            why = {"length": "it hit the length limit", "content_filter": "the server's content filter stopped it",
+                   None: "the stream ended before the model finished"}.get(finish, f"finish_reason {finish!r}")
+            raise LLMIncomplete(f"the answer is incomplete: {why}")
+
+    def _explain(self, e) -> LLMError:
+        o = self._openai
+        if isinstance(e, o.RateLimitError):
+            return LLMError("the model server is rate-limiting requests (429) even after retries; wait a moment and ask again")
+        if isinstance(e, o.APITimeoutError):
+            return LLMError("the model server did not answer in time; ask again, or raise CITEBOT_LLM_TIMEOUT")
+        if isinstance(e, o.APIConnectionError):
+            return LLMError(f"cannot reach the model server at {self.client.base_url}; check OPENAI_BASE_URL "
+                            "(unset it to use the offline extractive answerer)")
+        if isinstance(e, o.AuthenticationError):
+            return LLMError("the model server refused the API key (401); check OPENAI_API_KEY")
+        if isinstance(e, o.NotFoundError):
+            return LLMError(f"the model server has no model {self.model!r}; set CITEBOT_MODEL")
+        if isinstance(e, o.APIStatusError):
+            return LLMError(f"the model server failed ({e.status_code}); ask again in a moment")
+        return LLMError(f"the model server sent an error mid-answer ({type(e).__name__}); ask again")
+
+    def complete(self, system: str, user: str) -> str:
+        """The whole reply; an empty or cut-off one is an ``LLMError``."""
+        text = "".join(self.stream(system, user)).strip()
+        if not text:
+            raise LLMError("the model returned an empty reply")
+        return text
+
+
+def make(cfg) -> LLM | None:
+    """An LLM when an endpoint or key is configured, else None (offline)."""
+    return LLM(cfg.model, cfg.llm_timeout, cfg.llm_retries) if cfg.has_llm else None

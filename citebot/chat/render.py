@@ -1,0 +1,98 @@
+"""What the chat and ``--ask`` print about a turn: pure functions of a Turn.
+
+Text that came from a document, a file name or a model is passed through
+``terminal.safe``; the ``--json`` form (:func:`turn_json`) is exact.
+"""
+from __future__ import annotations
+
+from citebot.engine import Turn
+from citebot.terminal import safe, safe_line
+
+HELP = """Commands:
+  /sources   the last answer's sources again
+  /show N    the full text of source N, with its file and lines
+  /why       how the last answer was found: queries searched, ranks, evidence, drops
+  /new       forget the conversation
+  /help      this list
+  /quit      leave (or Ctrl-D); Ctrl-C cancels an answer being written"""
+
+
+def trace(turn: Turn) -> dict:
+    """How a turn was answered, as plain data (for ``/why`` and ``--json``)."""
+    r, ctx = turn.retrieval, turn.context
+    shown = {h.id: n for n, h in enumerate(ctx.shown, 1)}
+    dropped = {h.id: why for h, why in ctx.dropped}
+    chunks = []
+    for h in r.hits:
+        ev = r.evidence.get(h.id)
+        chunks.append({"id": h.id, "source": h.chunk.source, "lines": [h.chunk.start, h.chunk.end],
+                       "bm25_rank": h.channel_rank("bm25"), "dense_rank": h.channel_rank("dense"),
+                       "fused_rank": h.ranks.get("rrf"), "rerank_score": h.scores.get("rerank"),
+                       "cosine": None if ev is None or ev.cosine is None else round(ev.cosine, 4),
+                       "coverage": None if ev is None else round(ev.coverage, 4),
+                       "shown_as": shown.get(h.id), "dropped": dropped.get(h.id)})
+    return {"typed": turn.typed, "queries": list(r.queries),
+            "followup": turn.plan.followup, "followup_method": turn.plan.method,
+            "expansions": list(turn.plan.expansions),
+            "scope": r.scope.describe(), "rerank": r.rerank_on,
+            "chunks": chunks, "model_calls": turn.model_calls,
+            "refusal_reason": turn.refusal_reason if turn.refused else None,
+            "timings_ms": {k: round(v, 1) for k, v in turn.timings_ms.items()}}
+
+
+def turn_json(turn: Turn) -> dict:
+    return {"answer": turn.answer, "citations": turn.citations, "refused": turn.refused,
+            "unsupported": turn.unsupported, "incomplete": turn.incomplete is not None,
+            "incomplete_reason": turn.incomplete, "stripped_citations": turn.stripped,
+            "queries": list(turn.retrieval.queries),
+            "error": turn.error, "trace": trace(turn)}
+
+
+def sources_text(turn: Turn | None) -> str:
+    if turn is None or not turn.citations:
+        return "No sources yet."
+    lines = ["Sources:"]
+    for c in turn.citations:
+        a, b = c["lines"]
+        where = f"line {a}" if a == b else f"lines {a}-{b}"
+        lines.append(f"  [{c['n']}] {safe_line(c['title'])} — {safe_line(c['source'])}, {where}")
+    return "\n".join(lines)
+
+
+def show_text(turn: Turn | None, arg: str) -> str:
+    if turn is None or not turn.context.shown:
+        return "Nothing to show yet: ask a question first."
+    shown = turn.context.shown
+    if not arg.strip().isdigit() or not 1 <= int(arg) <= len(shown):
+        return f"Usage: /show N, with N from 1 to {len(shown)}."
+    n = int(arg)
+    c = shown[n - 1].chunk
+    head = " > ".join((c.title, *c.headings))
+    return f"[{n}] {safe_line(head)}\n{safe_line(c.location)}\n\n{safe(c.text)}"
+
+
+def _num(v, width: int, fmt: str = "{:.2f}") -> str:
+    return f"{'-' if v is None else fmt.format(v):>{width}}"
+
+
+def why_text(turn: Turn | None) -> str:
+    if turn is None:
+        return "Nothing to explain yet: ask a question first."
+    t = trace(turn)
+    out = [f"typed:    {safe_line(turn.typed)}"]
+    for q in t["queries"][1:]:
+        out.append(f"searched: {safe_line(q)}")
+    out.append(f"follow-up form: {t['followup_method']}; scope: {t['scope']}; "
+               f"rerank {'on' if t['rerank'] else 'off'}; model calls {t['model_calls']}")
+    out.append(f"{'chunk':18} {'bm25':>4} {'dense':>5} {'fused':>5} {'rerank':>7} {'cos':>5} {'cover':>5}  outcome / source")
+    for c in t["chunks"]:
+        outcome = f"shown [{c['shown_as']}]" if c["shown_as"] else f"dropped ({c['dropped']})"
+        out.append(f"{c['id']:18} {c['bm25_rank'] or '-':>4} {c['dense_rank'] or '-':>5} {c['fused_rank'] or '-':>5} "
+                   f"{_num(c['rerank_score'], 7, '{:.3f}')} {_num(c['cosine'], 5)} {_num(c['coverage'], 5)}  "
+                   f"{outcome} {safe_line(c['source'])}:{c['lines'][0]}-{c['lines'][1]}")
+    if not t["chunks"]:
+        out.append("(no chunk matched)")
+    if t.get("refusal_reason"):
+        out.append(f"refused:  {safe_line(t['refusal_reason'])}")
+    out.append("timings ms: " + ", ".join(f"{k} {v:.0f}" for k, v in t["timings_ms"].items()))
+    return "\n".join(out)

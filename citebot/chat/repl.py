@@ -1,0 +1,148 @@
+"""The terminal chat: prompt-toolkit's PromptSession loop, as in its examples.
+
+Answers stream to stdout; notes about an answer (what else was searched,
+stripped citations, an incomplete or unsupported answer) follow it; errors go
+to stderr and the chat goes on.  Ctrl-C cancels the answer being written,
+Ctrl-D or /quit leaves.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from citebot import cli
+from citebot.chat import render
+from citebot.engine import Engine, Turn
+from citebot.schema import Scope
+from citebot.terminal import dim, safe, safe_line
+
+
+class Conversation:
+    """One conversation over an engine: its history, its session counters,
+    and the citation metrics log in the data dir."""
+
+    def __init__(self, engine: Engine, scope: Scope = Scope(), log: bool = True):
+        self.engine, self.scope, self.log = engine, scope, log
+        self.history: list[str] = []
+        self.stripped_total = 0
+
+    def reset(self) -> None:
+        self.history.clear()
+
+    def ask(self, typed: str, on_text=None, on_plan=None) -> Turn:
+        turn = self.engine.ask(typed, self.history, self.scope, on_text=on_text, on_plan=on_plan)
+        self.history.append(typed)
+        self.stripped_total += turn.stripped
+        if self.log:
+            self._log(turn)
+        return turn
+
+    def _log(self, turn: Turn) -> None:
+        path = Path(self.engine.cfg.data_dir) / "metrics.jsonl"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "question": turn.typed,
+                                    "cited": [c["n"] for c in turn.citations], "stripped": turn.stripped,
+                                    "refused": turn.refused, "unsupported": turn.unsupported,
+                                    "incomplete": turn.incomplete is not None}, ensure_ascii=False) + "\n")
+        except OSError:
+            pass  # a read-only data dir must not break the answer
+
+
+def answer_to(convo: Conversation, text: str, out) -> Turn:
+    """Ask, streaming the answer to ``out``, then the notes and the sources."""
+    def say(s: str, end: str = "\n") -> None:
+        out.write(s + end)
+        out.flush()
+
+    def on_plan(plan) -> None:
+        if plan.also_searched:  # show what else was searched
+            say(dim("(also searched: " + " | ".join(safe_line(q) for q in plan.also_searched) + ")", out))
+
+    turn = convo.ask(text, on_text=lambda t: say(safe(t), end=""), on_plan=on_plan)
+    if turn.error:
+        say("")
+        print(f"citebot: {turn.error}", file=sys.stderr, flush=True)
+        return turn
+    say("")
+    if turn.incomplete:
+        say(f"(incomplete: {safe_line(turn.incomplete)} — do not rely on this answer)")
+    if turn.stripped:
+        say(dim(f"({turn.stripped} citation number(s) that named no shown source were removed; "
+                f"{convo.stripped_total} this session)", out))
+    if turn.unsupported and not turn.refused:
+        say("(unsupported: this answer cites none of the sources — do not rely on it)")
+    if turn.citations:
+        say(render.sources_text(turn))
+    return turn
+
+
+class Chat:
+    def __init__(self, convo: Conversation, input=None, output=None, out=None):
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+        self.convo = convo
+        self.out = out or sys.stdout
+        self.last: Turn | None = None
+        history: InMemoryHistory | FileHistory = InMemoryHistory()
+        try:
+            Path(convo.engine.cfg.data_dir).mkdir(parents=True, exist_ok=True)
+            history = FileHistory(str(Path(convo.engine.cfg.data_dir) / "history"))
+        except OSError:
+            pass
+        self.session: PromptSession[str] = PromptSession(history=history, input=input, output=output)
+
+    def say(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def run(self) -> int:
+        self.say("citebot — ask about your documents. /help for commands, Ctrl-D to leave.")
+        while True:
+            try:
+                text = self.session.prompt("you> ")
+            except KeyboardInterrupt:
+                continue  # Ctrl-C at the prompt clears the line
+            except EOFError:
+                return cli.EXIT_OK
+            text = text.strip()
+            if not text:
+                continue
+            if text.startswith("/"):
+                if self.command(text) == "quit":
+                    return cli.EXIT_OK
+                continue
+            self.ask(text)
+
+    def command(self, text: str) -> str | None:
+        name, _, arg = text.partition(" ")
+        if name in ("/quit", "/exit"):
+            return "quit"
+        if name == "/help":
+            self.say(render.HELP)
+        elif name == "/sources":
+            self.say(render.sources_text(self.last))
+        elif name == "/show":
+            self.say(render.show_text(self.last, arg.strip()))
+        elif name == "/why":
+            self.say(render.why_text(self.last))
+        elif name == "/new":
+            self.convo.reset()
+            self.last = None
+            self.say("Started a new conversation.")
+        else:
+            self.say(f"Unknown command {safe_line(name)}. /help lists the commands.")
+        return None
+
+    def ask(self, text: str) -> None:
+        try:
+            turn = answer_to(self.convo, text, self.out)
+        except KeyboardInterrupt:
+            self.say("\n(cancelled)")
+            return
+        if turn.error is None:
+            self.last = turn

@@ -1,0 +1,204 @@
+"""The command-line programs, one function each; the top-level scripts and
+the ``citebot`` console command (``citebot chat|ask|ingest|search|queries|config|eval``)
+call these.  Answers go to stdout, diagnostics to stderr; exit codes 0 ok,
+1 runtime failure, 2 usage error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+
+from citebot import cli
+from citebot.terminal import dim, safe_line
+
+
+def _runtime_errors() -> tuple:
+    from citebot.index.store import IndexError_
+    from citebot.search.models import ModelUnavailable
+
+    return IndexError_, ModelUnavailable, ValueError
+
+
+def chat_main(argv: list[str] | None = None, prog: str = "bot.py") -> int:
+    p = argparse.ArgumentParser(prog=prog, description="Chat with your documents; answers cite their sources.")
+    p.add_argument("--ask", metavar="QUESTION", help="answer one question and exit")
+    p.add_argument("--json", action="store_true", help="with --ask: print one JSON object")
+    cli.add_config_flags(p)
+    cli.add_scope_flags(p)
+    args, cfg = cli.parse(p, argv)
+    if args.json and args.ask is None:
+        p.error("--json needs --ask QUESTION")
+    if args.ask is not None and not args.ask.strip():
+        p.error("--ask needs a question")
+    from citebot.chat import render
+    from citebot.chat.repl import Chat, Conversation, answer_to
+    from citebot.engine import Engine
+
+    try:
+        engine = Engine.open(cfg)
+        engine.embed()  # load now, not on the first question
+        engine.cross_encoder()  # warns once here if it cannot be loaded
+    except _runtime_errors() as e:
+        return cli.fail(str(e))
+    convo = Conversation(engine, cli.scope_from(args))
+    if args.ask is None:
+        return Chat(convo).run()
+    if args.json:
+        turn = convo.ask(args.ask)
+        if turn.error:
+            return cli.fail(turn.error)
+        print(json.dumps(render.turn_json(turn), ensure_ascii=False, indent=2))
+        return cli.EXIT_OK
+    turn = answer_to(convo, args.ask, sys.stdout)
+    return cli.EXIT_FAIL if turn.error else cli.EXIT_OK
+
+
+def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
+    p = argparse.ArgumentParser(prog=prog, description="Build or update a citebot index from a folder.")
+    p.add_argument("folder", help="folder of .md, .txt, .html, .pdf documents")
+    p.add_argument("--rebuild", action="store_true", help="ignore the existing index and build from scratch")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    cli.add_config_flags(p)
+    args, cfg = cli.parse(p, argv)
+    from citebot.index.build import ingest
+
+    try:
+        report = ingest(args.folder, cfg, rebuild=args.rebuild)
+    except _runtime_errors() as e:
+        return cli.fail(str(e))
+    if args.json:
+        print(json.dumps(report.__dict__, default=list, ensure_ascii=False))
+        return cli.EXIT_OK
+    for label, items in (("added", report.added), ("changed", report.changed), ("removed", report.removed)):
+        for rel in items:
+            print(f"{label:8} {safe_line(rel)}")
+    print(report.summary())
+    print(f"index: {cfg.index}")
+    return cli.EXIT_OK
+
+
+def hit_json(h, ev) -> dict:
+    c = h.chunk
+    return {"id": h.id, "source": c.source, "lines": [c.start, c.end], "title": c.title,
+            "headings": list(c.headings), "text": c.text, "rank": h.rank,
+            "ranks": dict(h.ranks), "scores": {k: round(v, 6) for k, v in h.scores.items()},
+            "evidence": None if ev is None else {"coverage": round(ev.coverage, 6), "identifier": ev.identifier,
+                                                 "cosine": None if ev.cosine is None else round(ev.cosine, 6)}}
+
+
+def search_main(argv: list[str] | None = None, prog: str = "retrieve.py") -> int:
+    p = argparse.ArgumentParser(prog=prog, description="Search a citebot index and show the ranked chunks.")
+    p.add_argument("question")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    cli.add_config_flags(p)
+    cli.add_scope_flags(p)
+    args, cfg = cli.parse(p, argv)
+    from citebot.engine import Engine
+
+    try:
+        _, r = Engine.open(cfg).search(args.question, [], cli.scope_from(args))
+    except _runtime_errors() as e:
+        return cli.fail(str(e))
+    if args.json:
+        print(json.dumps({"query": args.question, "queries": r.queries, "scope": r.scope.describe(),
+                          "rerank": r.rerank_on, "timings_ms": {k: round(v, 2) for k, v in r.timings_ms.items()},
+                          "hits": [hit_json(h, r.evidence.get(h.id)) for h in r.hits]}, ensure_ascii=False, indent=2))
+        return cli.EXIT_OK
+    if len(r.queries) > 1:
+        print(dim("searched: " + " | ".join(safe_line(q) for q in r.queries)))
+    if not r.hits:
+        print("no hits")
+    for h in r.hits:
+        c = h.chunk
+        ranks = " ".join(f"{k}={v}" for k, v in h.ranks.items())
+        scores = " ".join(f"{k}={v:.3f}" for k, v in h.scores.items())
+        print(f"{h.rank}. {safe_line(c.title)} — {safe_line(c.location)}  [{h.id}]")
+        print(dim(f"   ranks: {ranks}\n   scores: {scores}"))
+        print("   " + safe_line(c.text)[:200])
+    print(dim(f"rerank {'on' if r.rerank_on else 'off'}; {r.timings_ms['total']:.0f} ms; scope {r.scope.describe()}"))
+    return cli.EXIT_OK
+
+
+def queries_main(argv: list[str] | None = None, prog: str = "rewrite.py") -> int:
+    p = argparse.ArgumentParser(prog=prog, description="Show the queries citebot would search for a turn "
+                                "after the earlier turns of a conversation.")
+    p.add_argument("turn", help="the turn as typed")
+    p.add_argument("--history", action="append", default=[], metavar="TURN",
+                   help="an earlier user turn, oldest first; repeat for each")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    cli.add_config_flags(p)
+    args, cfg = cli.parse(p, argv)
+    from citebot.answer import llm
+    from citebot.search import queries
+
+    try:
+        groups = queries.load_synonyms(cfg.synonyms) if cfg.use_expansion else ()
+    except ValueError as e:
+        return cli.fail(str(e))
+    model = llm.make(cfg)
+    plan = queries.plan(args.turn, args.history, groups, followups=cfg.use_followups, expansion=cfg.use_expansion,
+                        condense=model.complete if model and cfg.use_followups else None)
+    if args.json:
+        print(json.dumps({"typed": plan.typed, "standalone": plan.standalone, "followup": plan.followup,
+                          "method": plan.method, "expansions": list(plan.expansions), "queries": plan.queries},
+                         ensure_ascii=False, indent=2))
+        return cli.EXIT_OK
+    print(dim(f"follow-up form: {plan.method}"))
+    for q in plan.queries:
+        print(safe_line(q))
+    return cli.EXIT_OK
+
+
+def config_main(argv: list[str] | None = None, prog: str = "config.py") -> int:
+    p = argparse.ArgumentParser(prog=prog, description="Print every setting and where its value came from "
+                                "(flag, CITEBOT_* environment, config file, default).")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    cli.add_config_flags(p)
+    args = p.parse_args(argv)
+    from citebot import config
+
+    try:
+        cfg, sources = config.resolve(cli.config_flags(args), file=args.config)
+    except config.ConfigError as e:
+        return cli.fail(str(e), cli.EXIT_USAGE)
+    values = {k: getattr(cfg, k) for k in config.FIELDS}
+    if args.json:
+        print(json.dumps({k: {"value": v, "from": sources[k]} for k, v in values.items()}, indent=2))
+        return cli.EXIT_OK
+    width = max(map(len, values))
+    for k, v in values.items():
+        print(f"{k:{width}}  {v!s:40}  {dim(sources[k])}")
+    return cli.EXIT_OK
+
+
+def eval_main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
+    from citebot.measurement.evaluate import main
+
+    return main(argv, prog)
+
+
+COMMANDS: dict[str, Callable[..., int] | None] = {"chat": chat_main, "ask": None, "ingest": ingest_main, "search": search_main,
+            "queries": queries_main, "config": config_main, "eval": eval_main}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``citebot COMMAND ...``; ``citebot ask "question"`` is ``bot.py --ask``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
+        print("usage: citebot {" + ",".join(COMMANDS) + "} ...\n"
+              "  chat     chat with your documents        ask      answer one question (--json)\n"
+              "  ingest   build or update an index         search   show the ranked chunks\n"
+              "  queries  the queries a turn would search  config   every setting and its source\n"
+              "  eval     evaluation and benchmarks", file=sys.stderr if argv else sys.stdout)
+        return cli.EXIT_OK if argv[:1] in (["-h"], ["--help"]) else cli.EXIT_USAGE
+    name, rest = argv[0], argv[1:]
+    if name == "ask":
+        if not rest or rest[0].startswith("-"):
+            print("usage: citebot ask QUESTION [--json] [options]", file=sys.stderr)
+            return cli.EXIT_USAGE
+        return chat_main(["--ask", rest[0], *rest[1:]], prog="citebot ask")
+    command = COMMANDS[name]
+    assert command is not None
+    return command(rest, prog=f"citebot {name}")

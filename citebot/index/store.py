@@ -1,0 +1,100 @@
+"""The one door to the index: ``SearchIndex``.
+
+Everything above the index (retriever, answerer, evaluator) goes through
+these methods and nothing else, so a second implementation (a distributed
+engine) is one new class that passes ``tests/test_index_contract.py``:
+
+  sparse_search(terms, scope, k)   BM25 over analyzed terms, only chunks the scope allows
+  dense_search(vector, scope, k)   cosine over stored vectors, likewise filtered first
+  get(ids)                         chunks by id
+  scan(scope)                      every chunk the scope allows (the evaluator's judge)
+  term_stats(terms, scope)         each term's BM25 idf, and whether a chunk the scope
+                                   allows holds it (the answerer's "no document names X")
+  terms_held(ids, terms)           which of the terms each chunk holds (idf coverage)
+  vectors(ids)                     stored vectors of chunks (cosine for hits of BM25 only)
+
+Filters run before ranking: a channel ranks only the chunks the scope allows.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from citebot.schema import Chunk, Hit, Scope
+
+FORMAT = 1
+CHUNKER_VERSION = 1
+ANALYZER = "citebot-2"
+
+
+class IndexError_(RuntimeError):
+    """The index is missing, damaged or was built with other settings; the
+    message says what to run."""
+
+
+@dataclass(frozen=True)
+class TermStat:
+    idf: float  # BM25 idf over the whole index (what the scorer uses)
+    in_scope: bool  # some chunk the asker may see holds the term
+
+
+class SearchIndex(Protocol):
+    manifest: dict
+
+    def sparse_search(self, terms: Sequence[str], scope: Scope, k: int) -> list[Hit]: ...
+    def dense_search(self, vector: np.ndarray, scope: Scope, k: int) -> list[Hit]: ...
+    def get(self, ids: Sequence[str]) -> list[Chunk]: ...
+    def scan(self, scope: Scope) -> Iterator[Chunk]: ...
+    def term_stats(self, terms: Sequence[str], scope: Scope) -> dict[str, TermStat]: ...
+    def terms_held(self, ids: Sequence[str], terms: Sequence[str]) -> dict[str, frozenset[str]]: ...
+    def vectors(self, ids: Sequence[str]) -> np.ndarray | None: ...
+
+
+def settings_stamp(cfg, embed_name: str, dim: int) -> dict:
+    """Everything that changes what is in the index; a mismatch means rebuild."""
+    from citebot.search.bm25 import VARIANT
+
+    return {
+        "format": FORMAT,
+        "embed_model": embed_name,
+        "embed_dim": dim,
+        "chunker": {"version": CHUNKER_VERSION, "chunk_tokens": cfg.chunk_tokens},
+        "analyzer": ANALYZER,
+        "bm25": {"variant": VARIANT, "k1": cfg.bm25_k1, "b": cfg.bm25_b},
+    }
+
+
+def expected_stamp(cfg) -> dict:
+    """The stamp the settings ask for, without loading the embedding model
+    (its dimension is checked when the model loads)."""
+    from citebot.search.models import model_name
+
+    stamp = settings_stamp(cfg, model_name(cfg.embed_model), 0)
+    del stamp["embed_dim"]
+    return stamp
+
+
+def rebuild_command(manifest: dict, root) -> str:
+    folder = manifest.get("source_folder", "FOLDER") if isinstance(manifest, dict) else "FOLDER"
+    return f"python ingest.py {folder} --index {root} --rebuild"
+
+
+def check_compatible(manifest: dict, expected: dict, root) -> None:
+    """Refuse an index built with other settings, naming the command that fixes it."""
+    diffs = [f"{k}: index has {manifest.get(k)!r}, settings ask for {v!r}"
+             for k, v in expected.items() if manifest.get(k) != v]
+    if diffs:
+        raise IndexError_(f"the index at {root} was built with other settings ({'; '.join(diffs)}). "
+                          f"Rebuild it: {rebuild_command(manifest, root)}")
+
+
+def open_index(cfg) -> SearchIndex:
+    """The index the settings name, checked against the settings that built it."""
+    from citebot.index.local import LocalIndex
+
+    index = LocalIndex.load(cfg.index)
+    check_compatible(index.manifest, expected_stamp(cfg), cfg.index)
+    return index

@@ -1,0 +1,289 @@
+"""Measure the bot on a golden set: which techniques earn their keep.
+
+    python evaluate.py [--golden golden.json] [--split tune|report|all] [--answers] [--json]
+    python evaluate.py --benchmark scifact|mtrag|squad2|rgb_zh [--limit N] [--json]
+
+One ablation table (hit@k, recall@k, MRR, nDCG@10, refusal precision and
+recall, leaks, latency), a per-tag breakdown, the questions each
+configuration misses, and a diagnosis of the stage where each failed
+question lost its evidence.  Every row runs through the engine the bot runs
+(``Engine.search`` / ``Engine.ask``) with the settings given by flag, env,
+file or default; ``default`` names the row that is the bot as configured.
+Same input, same numbers (latency aside).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+
+from citebot import cli
+from citebot.config import ROOT, Config
+from citebot.engine import Engine
+from citebot.measurement import diagnose, metrics, report
+from citebot.measurement.golden import SPLITS, Judge, Question, load_golden
+from citebot.schema import Scope
+
+# The ablation, cumulative; golden sets and benchmarks use the same names.
+CONFIGS: dict[str, dict] = {
+    "bm25": dict(use_sparse=True, use_dense=False, use_rerank=False, use_expansion=False, use_followups=False),
+    "dense": dict(use_sparse=False, use_dense=True, use_rerank=False, use_expansion=False, use_followups=False),
+    "hybrid": dict(use_sparse=True, use_dense=True, use_rerank=False, use_expansion=False, use_followups=False),
+    "+rerank": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=False, use_followups=False),
+    "+expansion": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_followups=False),
+    "+followups": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_followups=True),
+    "no-filters": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_followups=True),
+}
+UNFILTERED = {"no-filters"}
+FLAGS = ("use_sparse", "use_dense", "use_rerank", "use_expansion", "use_followups")
+
+
+DEFAULT = "default"  # the row of the bot as configured, when no ablation row is it
+
+
+def config_for(name: str, base: Config) -> Config:
+    if name == DEFAULT:
+        return base
+    if name not in CONFIGS:
+        raise ValueError(f"unknown configuration {name!r}; choose from {', '.join(CONFIGS)}")
+    return base.replace(**CONFIGS[name])
+
+
+def default_name(base: Config) -> str | None:
+    """The filtered row whose stages are the ones ``base`` (the bot as
+    configured) runs, or None when no row matches."""
+    mine = {k: getattr(base, k) for k in FLAGS}
+    return next((n for n, o in CONFIGS.items() if n not in UNFILTERED and o == mine), None)
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    """One question under one configuration."""
+    qid: str
+    ranked: list[str]  # chunk ids, best first: final hits, then the other fused candidates
+    relevant: dict[str, int]  # chunk id -> grade (the judge's)
+    refused: bool  # no chunk passed the evidence floor
+    leak: bool  # a chunk the asker must not see is in the top final_k
+    ms: float
+    queries: list[str]
+    trace: dict = field(default_factory=dict)  # diagnose.diagnose's input
+
+
+@dataclass(frozen=True)
+class AnswerResult:
+    qid: str
+    answer: str
+    refused: bool
+    correct: bool  # key words present, or refused when unanswerable
+    unsupported: bool
+    stripped: int
+    cited_texts: list[str]
+    ms: float
+    model_calls: int
+    score: float | None
+    error: str | None
+
+    @property
+    def valid_citations(self) -> bool:
+        return bool(self.cited_texts) and self.stripped == 0
+
+
+def run_question(engine: Engine, q: Question, judge: Judge, unfiltered: bool = False) -> RetrievalResult:
+    t0 = time.perf_counter()
+    plan, r = engine.search(q.text, q.history, Scope.everything() if unfiltered else q.scope)
+    ms = (time.perf_counter() - t0) * 1000
+    from citebot.answer.context import select_context, word_overlap
+
+    ctx = select_context(r.hits, r.evidence, engine.cfg)
+    rel = judge.relevant(q)
+    top = r.hits[:engine.cfg.final_k]
+    shown = ctx.shown
+    trace = {"missing_phrases": judge.missing_phrases(q) if q.answerable else [],
+             "retrieved": [{"id": h.id, "grade": rel.get(h.id, 0), "stale": judge.stale(q, h.chunk)} for h in top],
+             "shown": [h.id for h in shown], "dropped": [(h.id, why) for h, why in ctx.dropped],
+             "duplicates": sum(1 for i, a in enumerate(shown) for b in shown[i + 1:]
+                               if word_overlap(a.chunk.text, b.chunk.text) >= engine.cfg.dedup_overlap)}
+    return RetrievalResult(q.id, [h.id for h in r.ranking()], rel, not shown,
+                           any(judge.stale(q, h.chunk) for h in top), ms, list(plan.queries), trace)
+
+
+def run_config(engine: Engine, name: str, qs: list[Question], judge: Judge) -> dict[str, RetrievalResult]:
+    e = engine.configured(config_for(name, engine.cfg))
+    return {q.id: run_question(e, q, judge, name in UNFILTERED) for q in qs}
+
+
+def summarize(qs: list[Question], res: dict[str, RetrievalResult]) -> dict:
+    ans = [res[q.id] for q in qs if q.answerable]
+    m: dict = {}
+
+    def avg(f):
+        v = metrics.mean([f(p) for p in ans])
+        return None if v is None else round(v, 4)
+
+    for k in (1, 3, 5):
+        m[f"hit@{k}"] = avg(lambda p, k=k: metrics.hit_at_k(p.ranked, p.relevant, k))
+    for k in (5, 20):
+        m[f"recall@{k}"] = avg(lambda p, k=k: metrics.recall_at_k(p.ranked, p.relevant, k))
+    m["mrr"] = avg(lambda p: metrics.reciprocal_rank(p.ranked, p.relevant))
+    m["ndcg@10"] = avg(lambda p: metrics.ndcg_at_k(p.ranked, p.relevant, 10))
+    ref = metrics.refusal_scores([(not q.answerable, res[q.id].refused) for q in qs])
+    m["refusal_precision"], m["refusal_recall"] = ref["refusal_precision"], ref["refusal_recall"]
+    m["leaks"] = sum(1 for q in qs if res[q.id].leak)
+    lat = [p.ms for p in res.values()]
+    m["p50_ms"] = round(metrics.percentile(lat, 50) or 0, 1)
+    m["p95_ms"] = round(metrics.percentile(lat, 95) or 0, 1)
+    m["n"] = len(qs)
+    return m
+
+
+def keywords_present(answer: str, keys) -> bool:
+    text = diagnose.norm(answer).lower()
+    return all(diagnose.norm(k).lower() in text for k in keys)
+
+
+def run_answers(engine: Engine, qs: list[Question]) -> dict[str, AnswerResult]:
+    """Answer-level run through the offline answerer (or the configured LLM)."""
+    out: dict[str, AnswerResult] = {}
+    for q in qs:
+        t0 = time.perf_counter()
+        turn = engine.ask(q.text, q.history, q.scope)
+        ms = (time.perf_counter() - t0) * 1000
+        cited = {c["chunk_id"] for c in turn.citations}
+        texts = [h.chunk.text for h in turn.context.shown if h.id in cited]
+        correct = turn.refused if not q.answerable else (
+            not turn.refused and turn.error is None and keywords_present(turn.answer, q.answer_keywords))
+        out[q.id] = AnswerResult(q.id, turn.answer, turn.refused, correct, turn.unsupported, turn.stripped, texts,
+                                 ms, turn.model_calls, turn.answer_score, turn.error)
+    return out
+
+
+def summarize_answers(qs: list[Question], res: dict[str, AnswerResult], answerer: str) -> dict:
+    n = len(qs)
+    answered = [p for p in res.values() if not p.refused]
+    ref = metrics.refusal_scores([(not q.answerable, res[q.id].refused) for q in qs])
+    lat = [p.ms for p in res.values()]
+    return {
+        "answer_accuracy": round(sum(p.correct for p in res.values()) / n, 4) if n else None,
+        "refusal_accuracy": ref["refusal_accuracy"], "refusal_precision": ref["refusal_precision"],
+        "refusal_recall": ref["refusal_recall"],
+        "all_citations_valid": round(sum(p.valid_citations for p in answered) / len(answered), 4) if answered else None,
+        "stripped_citations": sum(p.stripped for p in res.values()),
+        "unsupported_answers": sum(p.unsupported for p in answered),
+        "model_calls": round(sum(p.model_calls for p in res.values()) / n, 3) if n else 0,
+        "p50_ms": round(metrics.percentile(lat, 50) or 0, 1), "p95_ms": round(metrics.percentile(lat, 95) or 0, 1),
+        "answerer": answerer, "n": n,
+    }
+
+
+def failed(q: Question, p: RetrievalResult, a: AnswerResult | None = None, k: int = 5) -> bool:
+    if p.leak:
+        return True
+    if a is not None and not a.correct:
+        return True
+    if q.answerable:
+        return not metrics.hit_at_k(p.ranked, p.relevant, k)
+    return not (a.refused if a is not None else p.refused)
+
+
+def per_tag(qs: list[Question], runs: dict[str, dict[str, RetrievalResult]],
+            answers: dict[str, AnswerResult] | None = None) -> dict:
+    """Share of questions not failed, per tag and configuration (hit@5 for
+    answerable ones, refusal for the others); with answers, a last column:
+    share answered correctly."""
+    out: dict = {}
+    for tag in sorted({t for q in qs for t in q.tags}):
+        group = [q for q in qs if tag in q.tags]
+        row: dict[str, float] = {"n": len(group)}
+        for name, res in runs.items():
+            row[name] = round(sum(not failed(q, res[q.id]) for q in group) / len(group), 3)
+        if answers:
+            row["answers"] = round(sum(answers[q.id].correct for q in group) / len(group), 3)
+        out[tag] = row
+    return out
+
+
+def diagnosis(qs: list[Question], res: dict[str, RetrievalResult], answers: dict[str, AnswerResult] | None) -> dict:
+    found: dict[str, list] = {}
+    counts: dict[str, dict[str, int]] = {}
+    for q in qs:
+        p, a = res[q.id], (answers or {}).get(q.id)
+        if not failed(q, p, a):
+            continue
+        t = dict(p.trace)
+        if a is not None:
+            t.update(answer=a.answer, refused=a.refused, cited_texts=a.cited_texts, stripped=a.stripped)
+        f = diagnose.diagnose(q, t)
+        found[q.id] = [list(x) for x in f]
+        for stage, label in f:
+            counts.setdefault(stage, {}).setdefault(label, 0)
+            counts[stage][label] += 1
+    return {"questions": found, "counts": {s: counts[s] for s in diagnose.STAGES if s in counts}}
+
+
+def evaluate(cfg: Config, golden, answers: bool = False, split: str | None = None, limit: int | None = None,
+             ids: list[str] | None = None, configs: list[str] | None = None, engine: Engine | None = None) -> dict:
+    gold = load_golden(golden)
+    qs = gold.select(split, ids, limit)
+    engine = engine or Engine.open(cfg)
+    judge = Judge(engine.index)
+    default = default_name(engine.cfg) or DEFAULT
+    names = list(configs or CONFIGS)
+    if default not in names and not configs:
+        names.append(default)
+    runs = {name: run_config(engine, name, qs, judge) for name in names}
+    full = default if default in runs else names[-1]
+    ans_res = ans = None
+    if answers:
+        e = engine.configured(config_for(full, engine.cfg))
+        ans_res = run_answers(e, qs)
+        ans = summarize_answers(qs, ans_res, "llm" if e.llm else "extractive")
+    rerank_on = engine.configured(engine.cfg.replace(use_rerank=True)).cross_encoder() is not None
+    return {
+        "golden": str(gold.path), "split": split or "all", "n": len(qs),
+        "n_answerable": sum(q.answerable for q in qs), "index": engine.cfg.index, "default": default,
+        "diagnosed": full, "rerank_available": rerank_on,
+        "configs": {name: summarize(qs, res) for name, res in runs.items()},
+        "per_tag": per_tag(qs, runs, ans_res),
+        "misses": {name: [q.id for q in qs if failed(q, res[q.id])] for name, res in runs.items()},
+        "answers": ans, "diagnosis": diagnosis(qs, runs[full], ans_res),
+    }
+
+
+def main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
+    p = argparse.ArgumentParser(prog=prog, description="Ablation table and error diagnosis for citebot.")
+    p.add_argument("--golden", default=str(ROOT / "golden.json"))
+    p.add_argument("--split", choices=[*SPLITS, "all"], default="all",
+                   help="which half of the golden set: tune, report (held out) or all (default)")
+    p.add_argument("--answers", action="store_true", help="also run the answerer (offline extractive or the configured LLM)")
+    p.add_argument("--benchmark", choices=["scifact", "mtrag", "squad2", "rgb_zh"])
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--ids", help="only these question ids, comma-separated")
+    p.add_argument("--configs", help="only these configurations, comma-separated: " + ", ".join(CONFIGS))
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    cli.add_config_flags(p)
+    args, cfg = cli.parse(p, argv)
+    configs = [c.strip() for c in args.configs.split(",")] if args.configs else None
+    if configs and (bad := [c for c in configs if c not in CONFIGS]):
+        return cli.fail(f"unknown configuration(s) {', '.join(bad)}; choose from {', '.join(CONFIGS)}", cli.EXIT_USAGE)
+    from citebot.index.store import IndexError_
+    from citebot.search.models import ModelUnavailable
+
+    try:
+        if args.benchmark:
+            from citebot.measurement import beir
+            result = beir.run(args.benchmark, cfg, configs, limit=args.limit, log=cli.warn)
+            print(json.dumps(beir.jsonable(result), indent=2, ensure_ascii=False) if args.json
+                  else beir.format_table(result))
+            return cli.EXIT_OK
+        result = evaluate(cfg, args.golden, answers=args.answers, split=args.split, limit=args.limit,
+                          ids=args.ids.split(",") if args.ids else None, configs=configs)
+    except (IndexError_, ModelUnavailable, ValueError, FileNotFoundError) as e:
+        return cli.fail(str(e))
+    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else report.golden_report(result))
+    return cli.EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Golden sets: questions labelled by evidence phrases, and the judge that
+grades chunks against them.
+
+A golden file is ``{"version": 1, "corpus": {...}, "questions": [...]}``
+(a bare list of questions is accepted too).  Each question has an ``id``, a
+``question`` or ``turns`` (earlier turns are the history), ``tags``,
+``answerable``, ``evidence`` [{"phrase", "grade", "with"}], ``answer_keywords``,
+optional ``must_not`` phrases, ``scope`` and ``split`` ("tune" or "report").
+Gold evidence is matched as phrases, so re-chunking does not invalidate the
+labels.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from citebot.index.store import SearchIndex
+from citebot.measurement import diagnose
+from citebot.schema import Chunk, Scope
+
+SPLITS = ("tune", "report")
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    turns: tuple[str, ...]  # history, then the turn being evaluated
+    tags: tuple[str, ...] = ()
+    answerable: bool = True
+    evidence: tuple[dict, ...] = ()
+    answer_keywords: tuple[str, ...] = ()
+    must_not: tuple[str, ...] = ()
+    scope: Scope = field(default_factory=Scope)
+    split: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.turns[-1]
+
+    @property
+    def history(self) -> list[str]:
+        return list(self.turns[:-1])
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Question:
+        if not isinstance(d, dict) or not d.get("id") or not (d.get("question") or d.get("turns")):
+            raise ValueError(f"golden entry {d!r:.80} needs an id and a question or turns")
+        s = d.get("scope") or {}
+        scope = Scope.build(audience=s.get("audience"), tenant=s.get("tenant"), lang=s.get("lang"),
+                            include_superseded=bool(s.get("include_superseded")))
+        if d.get("split") not in (None, *SPLITS):
+            raise ValueError(f"golden entry {d['id']}: split must be one of {', '.join(SPLITS)}")
+        return cls(str(d["id"]), tuple(d["turns"]) if d.get("turns") else (d["question"],),
+                   tuple(d.get("tags", ())), bool(d.get("answerable", True)), tuple(d.get("evidence", ())),
+                   tuple(d.get("answer_keywords", ())), tuple(d.get("must_not", ())), scope, d.get("split"))
+
+
+@dataclass(frozen=True)
+class GoldenSet:
+    path: Path
+    questions: list[Question]
+    corpus: dict  # {"root": ..., "folders": [...]} when the file names its documents
+
+    def select(self, split: str | None = None, ids: list[str] | None = None,
+               limit: int | None = None) -> list[Question]:
+        qs = [q for q in self.questions if split in (None, "all") or q.split == split]
+        if ids:
+            qs = [q for q in qs if q.id in set(ids)]
+        return qs[:limit] if limit else qs
+
+
+def load_golden(path: str | Path) -> GoldenSet:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"cannot read the golden set {path}: {e}") from None
+    raw = data.get("questions", []) if isinstance(data, dict) else data
+    qs = [Question.from_dict(q) for q in raw]
+    if len({q.id for q in qs}) != len(qs):
+        raise ValueError(f"golden set {path} repeats a question id")
+    return GoldenSet(path, qs, data.get("corpus", {}) if isinstance(data, dict) else {})
+
+
+class Judge:
+    """Relevance of chunks for a question, from its evidence phrases, over
+    every chunk of the index (through ``SearchIndex.scan``)."""
+
+    def __init__(self, index: SearchIndex):
+        self.chunks = {c.id: c for c in index.scan(Scope.everything())}
+        self.normed = {cid: diagnose.norm(c.search_text) for cid, c in self.chunks.items()}
+        self._relevant: dict[str, dict[str, int]] = {}
+
+    def relevant(self, q: Question) -> dict[str, int]:
+        """Grade of every chunk holding the evidence; the same for every
+        configuration, so it is worked out once per question."""
+        if q.id not in self._relevant:
+            grades = {cid: diagnose.grade_normed(t, list(q.evidence)) for cid, t in self.normed.items()}
+            self._relevant[q.id] = {cid: g for cid, g in grades.items() if g}
+        return self._relevant[q.id]
+
+    def missing_phrases(self, q: Question) -> list[str]:
+        """Grade-2 phrases that are whole in no chunk (an ingestion failure)."""
+        return [e["phrase"] for e in q.evidence if e.get("grade", 1) >= 2
+                and not any(diagnose.norm(e["phrase"]) in t for t in self.normed.values())]
+
+    def stale(self, q: Question, chunk: Chunk) -> bool:
+        """A chunk this asker must not get: out of the question's scope, or
+        holding a phrase the question marks as must-not."""
+        if not q.scope.allows(chunk):
+            return True
+        t = self.normed[chunk.id]
+        return any(diagnose.norm(p) in t for p in q.must_not)

@@ -1,0 +1,42 @@
+"""Reciprocal rank fusion and the rerank reorder: pure functions over hits.
+
+RRF uses ranks only: score(d) = sum over lists of 1 / (k + rank), ranks from
+1, summed as exact fractions so equal sums are real ties; ties go to the
+better best single rank, then the smaller chunk id.  Neither function
+changes its input hits: each returns new ones that keep every earlier list's
+rank and raw score and add their own ("rrf", "rerank").
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from citebot.schema import Hit
+
+
+def rrf_exact(lists: list[list[str]], k: int = 60) -> dict[str, Fraction]:
+    """The fused scores as exact fractions (what ``rrf`` orders by)."""
+    out: dict[str, Fraction] = {}
+    for ids in lists:
+        for pos, d in enumerate(ids, 1):
+            out[d] = out.get(d, Fraction(0)) + Fraction(1, k + pos)
+    return out
+
+
+def rrf(lists: list[tuple[str, list[Hit]]], k: int = 60) -> list[Hit]:
+    """Fuse named ranked lists by reciprocal rank.  A hit's rank in its list
+    is its position there (1-based)."""
+    merged: dict[str, Hit] = {}
+    for name, hits in lists:
+        for pos, h in enumerate(hits, 1):
+            base = merged.get(h.id) or Hit(h.chunk)
+            merged[h.id] = base.placed(name, pos, h.score)
+    total = rrf_exact([[h.id for h in hits] for _, hits in lists], k)
+    order = sorted(merged.values(), key=lambda h: (-total[h.id], h.best_rank(), h.id))
+    return [h.placed("rrf", i, float(total[h.id])) for i, h in enumerate(order, 1)]
+
+
+def rerank(hits: list[Hit], scores: list[float], keep: int) -> list[Hit]:
+    """``hits`` ordered by cross-encoder ``scores`` (ties by their rank in
+    the list they come from), the best ``keep``."""
+    paired = sorted(zip(hits, scores), key=lambda p: (-p[1], p[0].rank))
+    return [h.placed("rerank", i, float(s)) for i, (h, s) in enumerate(paired[:keep], 1)]

@@ -1,0 +1,203 @@
+"""The queries a turn searches: the typed turn, its follow-up form, synonyms.
+
+Follow-ups, by the design the numbers favour (README, MTRAG table):
+
+* offline, a turn with history searches the typed turn plus one extra list,
+  "last substantive user turn + typed turn" (blank turns and bare
+  acknowledgements such as "thanks" or "ok" are skipped).  No grammar rules:
+  fusion lets the joined form find what an elliptical turn ("and for size
+  L?") points at, while the typed turn's own list keeps a turn that changed
+  the subject on its own topic;
+* with an LLM, every turn with history is condensed into a standalone turn
+  by the model (the prompt returns a standalone turn unchanged); the typed
+  turn is searched too, and a failed call falls back to the offline form.
+
+Synonym expansion (:func:`expand`): each group is a set of equivalent terms.
+For each group with a term present in a query (case-insensitive, whole word
+or phrase, the longest match wins), one extra query is made per other term,
+the matched term replaced.  Groups and terms are visited in file order.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from citebot.answer import prompts
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    typed: str  # what the user typed
+    standalone: str  # the question put to the answerer: the model's condensed turn, else the typed turn
+    followup: str | None  # the joined or condensed form searched beside the typed turn
+    expansions: tuple[str, ...]  # synonym expansions of the searched forms
+    method: str  # "none" (no history or follow-ups off) | "joined" | "llm" | "llm-failed" (joined)
+
+    @property
+    def queries(self) -> list[str]:
+        """Every query to search, deduplicated in order: the typed turn, its
+        follow-up form, then the expansions."""
+        out: list[str] = []
+        seen: set[str] = set()
+        for q in (self.typed, self.followup or "", *self.expansions):
+            key = _key(q)
+            if key and key not in seen:
+                seen.add(key)
+                out.append(q.strip())
+        return out
+
+    @property
+    def also_searched(self) -> list[str]:
+        """The queries beyond the typed turn (what the chat shows)."""
+        return self.queries[1:]
+
+
+def _key(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+# --- follow-ups ----------------------------------------------------------------
+_ACK = frozenset("""thanks thank you thx ty ok okay great cool nice perfect awesome hi hello hey yes yeah
+yep no nope bye goodbye sure got it alright fine good understood k""".split())
+
+
+def is_ack(turn: str) -> bool:
+    """A blank turn or a bare acknowledgement ("thanks!", "ok got it")."""
+    words = re.findall(r"[a-z']+", turn.lower())
+    return not words or all(w in _ACK for w in words)
+
+
+def last_substantive(history: Sequence[str]) -> str | None:
+    return next((h.strip() for h in reversed(history) if h and not is_ack(h)), None)
+
+
+def joined(typed: str, history: Sequence[str]) -> str | None:
+    """"last substantive user turn + typed turn", or None with no such turn."""
+    prev = last_substantive(history)
+    return f"{prev} {typed.strip()}" if prev else None
+
+
+def clean_condensed(text) -> str:
+    """The model's first line, without a "Standalone question:" label or
+    enclosing quotes ("" when there is nothing usable)."""
+    if not isinstance(text, str):
+        return ""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    s = re.sub(r"^(?:standalone question|question)\s*:\s*", "", lines[0], flags=re.I).strip()
+    if len(s) >= 2 and s[0] == s[-1] and s[0] in "\"'`":
+        s = s[1:-1].strip()
+    return s
+
+
+def condense_prompt(typed: str, history: Sequence[str]) -> tuple[str, str]:
+    convo = "\n".join(f"User: {h.strip()}" for h in history if h and h.strip())
+    return prompts.CONDENSE_SYSTEM, prompts.CONDENSE_USER.format(history=convo or "(none)", question=typed.strip())
+
+
+def plan(typed: str, history: Sequence[str], groups: Iterable = (), *, followups: bool = True,
+         expansion: bool = True, condense: Callable[[str, str], str] | None = None) -> QueryPlan:
+    """The queries for ``typed`` after ``history`` (earlier user turns, oldest
+    first).  ``condense(system, user) -> text`` is the model; it is asked for
+    every turn with a substantive history, and any failure (an exception or
+    nothing usable) falls back to the joined form."""
+    followup, standalone, method = None, typed.strip(), "none"
+    if followups and last_substantive(history):
+        followup, method = joined(typed, history), "joined"
+        if condense is not None:
+            try:
+                condensed = clean_condensed(condense(*condense_prompt(typed, history)))
+            except Exception:  # noqa: BLE001 - any model failure falls back to the offline form
+                condensed = ""
+            if condensed:
+                followup = standalone = condensed
+                method = "llm"
+            else:
+                method = "llm-failed"
+    expansions: list[str] = []
+    if expansion:
+        for q in (typed, followup):
+            expansions.extend(expand(q, groups) if q else ())
+    return QueryPlan(typed.strip(), standalone, followup, tuple(dict.fromkeys(expansions)), method)
+
+
+# --- synonyms ------------------------------------------------------------------
+def load_synonyms(path) -> list[tuple[str, ...]]:
+    """Read ``{"groups": [["2FA", "two-factor authentication"], ...]}``.
+
+    A bare top-level list of groups is accepted too.  A missing or unreadable
+    file, bad JSON or a bad shape is a ``ValueError`` naming the file.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"synonyms file {p} does not exist") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"cannot read synonyms file {p}: {e}") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"synonyms file {p} is not valid JSON: {e}") from None
+    if isinstance(data, dict):
+        if "groups" not in data:
+            raise ValueError(f"synonyms file {p} must hold an object with a \"groups\" list")
+        data = data["groups"]
+    if not isinstance(data, list):
+        raise ValueError(f"synonyms file {p}: \"groups\" must be a list of lists of terms")
+    groups: list[tuple[str, ...]] = []
+    for n, group in enumerate(data, 1):
+        if not isinstance(group, list) or not all(isinstance(t, str) for t in group):
+            raise ValueError(f"synonyms file {p}: group {n} must be a list of strings, got {group!r}")
+        terms: list[str] = []
+        for t in group:
+            t = " ".join(t.split())
+            if t and t.casefold() not in {x.casefold() for x in terms}:
+                terms.append(t)
+        if len(terms) < 2:
+            raise ValueError(f"synonyms file {p}: group {n} needs at least two different terms, got {group!r}")
+        groups.append(tuple(terms))
+    return groups
+
+
+_INFLECTION = r"(?:s|es|d|ed|ing)?"
+
+
+def _term_re(term: str) -> re.Pattern:
+    """Whole words, case-insensitive; a plain last word may carry a common
+    inflection ("vouchers", "guaranteed", "refunded"), but never more letters
+    ("card" does not match "cardigan")."""
+    words = term.split()
+    parts = [re.escape(w) for w in words]
+    if words[-1].isalpha() and len(words[-1]) >= 3:
+        parts[-1] += _INFLECTION
+    return re.compile(r"(?<!\w)" + r"\s+".join(parts) + r"(?!\w)", re.IGNORECASE)
+
+
+def expand(query: str, groups) -> tuple[str, ...]:
+    """Extra queries from synonym groups (see the module docstring)."""
+    out: list[str] = []
+    seen = {_key(query)}
+    for group in groups or ():
+        terms = [" ".join(t.split()) for t in group if t and t.strip()]
+        best: tuple[str, re.Pattern] | None = None
+        for t in terms:
+            pat = _term_re(t)
+            if pat.search(query) and (best is None or len(t) > len(best[0])):
+                best = (t, pat)
+        if best is None:
+            continue
+        matched, pat = best
+        for other in terms:
+            if other.casefold() == matched.casefold():
+                continue
+            q = pat.sub(other.replace("\\", "\\\\"), query)  # a literal replacement
+            k = _key(q)
+            if k not in seen:
+                seen.add(k)
+                out.append(q)
+    return tuple(out)

@@ -1,0 +1,46 @@
+"""Everything citebot prints that came from a document, a file name or a
+model goes through :func:`safe`: such text is shown, never obeyed.
+
+Removed: ESC sequences (CSI such as clear-screen, OSC such as set-title or
+the clipboard write OSC 52, and any other ESC + byte), the single-byte C1
+controls U+0080..U+009F (U+009B is a one-character CSI on many terminals),
+and the C0 controls except tab and newline.  ``--json`` output is never
+passed through here: JSON escapes control characters itself and stays exact.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+_SEQUENCES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC ... BEL / ST (or cut off)
+    r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?"  # DCS, SOS, PM, APC strings
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+    r"|\x9d[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # 8-bit OSC
+    r"|\x1b[ -/]*[0-~]?"  # any other escape (ESC c resets the terminal)
+)
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe(text: str) -> str:
+    """``text`` with every terminal control sequence and control character
+    removed (tab and newline kept)."""
+    return _CONTROLS.sub("", _SEQUENCES.sub("", str(text)))
+
+
+def safe_line(text: str) -> str:
+    """:func:`safe`, folded onto one line (titles, file names, queries)."""
+    return " ".join(safe(text).split())
+
+
+def use_color(stream=None) -> bool:
+    # https://no-color.org: any non-empty NO_COLOR turns colour off.
+    stream = stream or sys.stdout
+    return not os.environ.get("NO_COLOR") and hasattr(stream, "isatty") and stream.isatty()
+
+
+def dim(text: str, stream=None) -> str:
+    """Secondary text, dimmed on a colour terminal; ``text`` must be safe already."""
+    return f"\x1b[2m{text}\x1b[0m" if use_color(stream) else text

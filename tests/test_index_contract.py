@@ -1,0 +1,121 @@
+"""The SearchIndex contract: every implementation must pass this suite.
+
+The corpus is six hand-made chunks with 3-dimensional unit vectors, so every
+rank, cosine and idf below is worked out by hand.  Add an implementation by
+adding a builder to ``BUILDERS``.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from citebot.config import Config
+from citebot.index.local import LocalIndex
+from citebot.index.store import settings_stamp
+from citebot.schema import Chunk, Scope
+from citebot.search.analyzer import analyze
+
+
+def chunk(i, text, **meta):
+    return Chunk(id=f"c{i}", source=f"doc{i}.md", title="", headings=(), text=text, start=1, end=1, **meta)
+
+
+CHUNKS = [
+    chunk(1, "refund refund card"),
+    chunk(2, "refund voucher"),
+    chunk(3, "tent pole repair"),
+    chunk(4, "staff refund goodwill", audience="staff"),
+    chunk(5, "old refund policy refund refund", status="superseded"),
+    chunk(6, "acme rental refund", tenant="acme"),
+]
+V = {  # unit vectors: cosine with a query vector is a dot product
+    "c1": [1, 0, 0], "c2": [0.6, 0.8, 0], "c3": [0, 0, 1], "c4": [1, 0, 0], "c5": [0.8, 0.6, 0], "c6": [0, 1, 0],
+}
+
+
+def local(chunks, vectors, manifest):
+    return LocalIndex(chunks, vectors, manifest)
+
+
+BUILDERS = {"local": local}
+
+
+@pytest.fixture(params=list(BUILDERS))
+def index(request):
+    vectors = np.array([V[c.id] for c in CHUNKS], dtype=np.float32)
+    return BUILDERS[request.param](CHUNKS, vectors, settings_stamp(Config(), "test/3d", 3))
+
+
+def ids(hits):
+    return [h.id for h in hits]
+
+
+def idf(n, df):
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+PUBLIC = Scope()
+
+
+def test_sparse_ranks_only_what_the_scope_allows(index):
+    # "refund" is in c1 (tf 2), c2, c4 (staff), c5 (superseded, tf 3), c6 (tenant acme).
+    hits = index.sparse_search(["refund"], PUBLIC, 10)
+    assert ids(hits) == ["c1", "c2"]  # c1: tf 2 in 3 terms beats c2: tf 1 in 2
+    assert [h.rank for h in hits] == [1, 2] and [h.ranks for h in hits] == [{"bm25": 1}, {"bm25": 2}]
+    assert hits[0].score > hits[1].score > 0 and hits[0].scores == {"bm25": hits[0].score}
+    everything = ids(index.sparse_search(["refund"], Scope.everything(), 10))
+    assert everything[0] == "c5" and set(everything) == {"c1", "c2", "c4", "c5", "c6"}
+    # c2 and c6 both hold "refund" once; c2 is the shorter chunk (2 terms against 3).
+    assert ids(index.sparse_search(["refund"], Scope.build(tenant="acme"), 10)) == ["c1", "c2", "c6"]
+
+
+def test_filter_runs_before_the_cut(index):
+    # Unfiltered, c5 is the best "refund" chunk; k = 1 in the public scope still gives a public chunk.
+    assert ids(index.sparse_search(["refund"], PUBLIC, 1)) == ["c1"]
+    assert ids(index.dense_search(np.array([1, 0, 0], np.float32), PUBLIC, 1)) == ["c1"]
+
+
+def test_sparse_needs_a_matching_term(index):
+    assert index.sparse_search(["nothing"], Scope.everything(), 10) == []
+    assert index.sparse_search([], Scope.everything(), 10) == []
+    assert ids(index.sparse_search(analyze("Tent repair"), PUBLIC, 10)) == ["c3"]
+
+
+def test_dense_orders_by_cosine_and_drops_non_positive(index):
+    q = np.array([0.6, 0.8, 0], np.float32)
+    hits = index.dense_search(q, PUBLIC, 10)
+    # c2: 1.0, c1: 0.6; c3 is orthogonal (cosine 0): not a hit; c4-c6 out of scope.
+    assert ids(hits) == ["c2", "c1"] and [round(h.score, 6) for h in hits] == [1.0, 0.6]
+    assert hits[0].ranks == {"dense": 1} and hits[1].scores == {"dense": pytest.approx(0.6)}
+    assert ids(index.dense_search(q, Scope.build(tenant="acme"), 10)) == ["c2", "c6", "c1"]
+
+
+def test_get_scan_and_vectors(index):
+    assert [c.text for c in index.get(["c3", "c1"])] == ["tent pole repair", "refund refund card"]
+    assert {c.id for c in index.scan(PUBLIC)} == {"c1", "c2", "c3"}
+    assert {c.id for c in index.scan(Scope.build(audience="staff", include_superseded=True))} == \
+        {"c1", "c2", "c3", "c4", "c5"}
+    assert {c.id for c in index.scan(Scope.everything())} == {c.id for c in CHUNKS}
+    assert np.allclose(index.vectors(["c2", "c6"]), [[0.6, 0.8, 0], [0, 1, 0]])
+
+
+GOODWILL = analyze("goodwill")[0]  # terms are analyzed: "goodwil"
+
+
+def test_term_stats_idf_over_the_index_presence_within_the_scope(index):
+    stats = index.term_stats(["refund", GOODWILL, "tent", "absent"], PUBLIC)
+    assert stats["refund"].idf == pytest.approx(idf(6, 5))
+    assert stats[GOODWILL].idf == pytest.approx(idf(6, 1)) and stats["absent"].idf == pytest.approx(idf(6, 0))
+    # "goodwill" exists only in the staff chunk: a public asker's scope does not hold it.
+    assert [stats[t].in_scope for t in ("refund", GOODWILL, "tent", "absent")] == [True, False, True, False]
+    assert index.term_stats([GOODWILL], Scope.build(audience="staff"))[GOODWILL].in_scope
+
+
+def test_terms_held(index):
+    held = index.terms_held(["c1", "c3"], ["refund", "card", "tent", "absent"])
+    assert held == {"c1": frozenset({"refund", "card"}), "c3": frozenset({"tent"})}
+
+
+def test_manifest_is_the_stamp(index):
+    assert index.manifest["embed_model"] == "test/3d" and index.manifest["embed_dim"] == 3
+    assert index.manifest["bm25"] == {"variant": "okapi-lucene-idf", "k1": 1.2, "b": 0.75}
