@@ -262,6 +262,7 @@ def main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
     p.add_argument("--ids", help="only these question ids, comma-separated")
     p.add_argument("--configs", help="only these configurations, comma-separated: " + ", ".join(CONFIGS))
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--markdown", action="store_true", help="print the ablation as the README's table")
     cli.add_config_flags(p)
     args, cfg = cli.parse(p, argv)
     configs = [c.strip() for c in args.configs.split(",")] if args.configs else None
@@ -281,7 +282,10 @@ def main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
                           ids=args.ids.split(",") if args.ids else None, configs=configs)
     except (IndexError_, ModelUnavailable, ValueError, FileNotFoundError) as e:
         return cli.fail(str(e))
-    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else report.golden_report(result))
+    if args.markdown:
+        print(report.markdown_table(result))
+    else:
+        print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else report.golden_report(result))
     return cli.EXIT_OK
 
 

@@ -34,6 +34,26 @@ def ablation_table(configs: dict, default: str | None) -> list[str]:
     return columns(["config"] + [SHORT.get(c, c) for c in COLUMNS], rows)
 
 
+MARKDOWN = [("hit@1", "hit@1"), ("hit@5", "hit@5"), ("recall@20", "recall@20"), ("mrr", "MRR"),
+            ("ndcg@10", "nDCG@10"), ("refusal_precision", "refusal P"), ("refusal_recall", "refusal R"),
+            ("leaks", "leaks")]
+
+
+def markdown_table(result: dict) -> str:
+    """The ablation as the README shows it (``evaluate.py --markdown``); the
+    suite checks the README's copy against a fresh run."""
+    lines = ["| config | " + " | ".join(h for _, h in MARKDOWN) + " |", "|---" * (len(MARKDOWN) + 1) + "|"]
+    for name, m in result["configs"].items():
+        label = f"{name} *" if name == result.get("default") else name
+        lines.append(f"| {label} | " + " | ".join(fmt(m.get(k)) for k, _ in MARKDOWN) + " |")
+    a = result.get("answers")
+    if a:
+        lines += ["", f"Offline answers ({a['answerer']}): accuracy {fmt(a['answer_accuracy'])}, refusal precision "
+                      f"{fmt(a['refusal_precision'])}, recall {fmt(a['refusal_recall'])}, every citation valid in "
+                      f"{fmt(a['all_citations_valid'])} of answers."]
+    return "\n".join(lines)
+
+
 def golden_report(result: dict) -> str:
     out = [f"golden set {result['golden']} ({result['split']}): {result['n']} questions "
            f"({result['n_answerable']} answerable); index {result['index']}", ""]
