@@ -19,6 +19,8 @@ from pathlib import Path
 
 import yaml
 
+from citebot.index import markdown
+
 # pypdf logs every oddity of a damaged file; we report one line per file instead.
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
@@ -140,7 +142,8 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True) -> 
         h = _HEADING.match(line) if headings else None
         if h:
             flush(i)
-            blocks.append(Block("heading", h.group(2).strip(), i + offset + 1, i + offset + 1, level=len(h.group(1))))
+            blocks.append(Block("heading", markdown.strip_anchor(h.group(2)), i + offset + 1, i + offset + 1,
+                                level=len(h.group(1))))
             i += 1
             continue
         if line.lstrip().startswith("|"):
@@ -164,7 +167,7 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True) -> 
 
 def load_markdown(path: Path, rel: str) -> Document:
     meta, lines, skipped = split_front_matter(_read_text(path))
-    blocks = parse_markdown(lines, skipped)
+    blocks = parse_markdown(markdown.clean(lines), skipped)
     return Document(rel, "", _finish_meta(meta, blocks, path.stem), blocks)
 
 

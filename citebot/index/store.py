@@ -17,6 +17,7 @@ Filters run before ranking: a channel ranks only the chunks the scope allows.
 """
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -26,7 +27,7 @@ import numpy as np
 from citebot.schema import Chunk, Hit, Scope
 
 FORMAT = 1
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2  # 2: documentation markup (anchors, admonitions, includes, HTML) read as rendered
 ANALYZER = "citebot-2"
 
 
@@ -78,8 +79,9 @@ def expected_stamp(cfg) -> dict:
 
 
 def rebuild_command(manifest: dict, root) -> str:
-    folder = manifest.get("source_folder", "FOLDER") if isinstance(manifest, dict) else "FOLDER"
-    return f"python ingest.py {folder} --index {root} --rebuild"
+    manifest = manifest if isinstance(manifest, dict) else {}
+    include = "".join(f" --include {shlex.quote(str(g))}" for g in manifest.get("include") or [])
+    return f"python ingest.py {manifest.get('source_folder', 'FOLDER')} --index {root}{include} --rebuild"
 
 
 def check_compatible(manifest: dict, expected: dict, root) -> None:
