@@ -59,13 +59,15 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
     p = argparse.ArgumentParser(prog=prog, description="Build or update a citebot index from a folder.")
     p.add_argument("folder", help="folder of .md, .txt, .html, .pdf documents")
     p.add_argument("--rebuild", action="store_true", help="ignore the existing index and build from scratch")
+    p.add_argument("--include", action="append", default=[], metavar="GLOB",
+                   help="only files whose path in the folder matches, e.g. --include 'en/*'; repeat for more")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     cli.add_config_flags(p)
     args, cfg = cli.parse(p, argv)
     from citebot.index.build import ingest
 
     try:
-        report = ingest(args.folder, cfg, rebuild=args.rebuild)
+        report = ingest(args.folder, cfg, rebuild=args.rebuild, include=args.include)
     except _runtime_errors() as e:
         return cli.fail(str(e))
     if args.json:
@@ -174,13 +176,48 @@ def config_main(argv: list[str] | None = None, prog: str = "config.py") -> int:
 
 
 def eval_main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
-    from citebot.measurement.evaluate import main
+    from citebot.measurement.main import main
 
     return main(argv, prog)
 
 
+def models_main(argv: list[str] | None = None, prog: str = "citebot models") -> int:
+    p = argparse.ArgumentParser(prog=prog, description="The models citebot uses: where each one is, and "
+                                "`pull` to fetch the configured cross-encoder (the only command that goes online).")
+    p.add_argument("action", nargs="?", choices=["list", "pull"], default="list")
+    p.add_argument("model", nargs="?", help="with pull: a hub id (default: the configured rerank_model)")
+    p.add_argument("--json", action="store_true", help="with list: print one JSON object")
+    cli.add_config_flags(p)
+    args, cfg = cli.parse(p, argv)
+    from citebot.search import hub
+
+    if args.action == "pull":
+        spec = args.model or cfg.rerank_model
+        where = hub.locate("cross-encoder", spec)
+        if where.path is not None:
+            print(f"{spec} is already here: {safe_line(str(where.path))} ({where.how})")
+            return cli.EXIT_OK
+        try:
+            path = hub.pull(spec)
+        except (ConnectionError, ValueError) as e:
+            return cli.fail(str(e))
+        print(f"pulled {spec} into {safe_line(str(path))}; it is used from the next question on")
+        return cli.EXIT_OK
+    found = [hub.locate("embedding", cfg.embed_model), hub.locate("cross-encoder", cfg.rerank_model)]
+    if args.json:
+        print(json.dumps([{"role": w.role, "model": w.spec, "present": w.path is not None, "how": w.how,
+                           "path": str(w.path) if w.path else None} for w in found], indent=2))
+        return cli.EXIT_OK
+    for w in found:
+        state = f"{w.how}: {safe_line(str(w.path))}" if w.path else "missing"
+        print(f"{w.role:14} {safe_line(w.spec):45} {state}")
+    if found[1].path is None and cfg.use_rerank:
+        print(dim("rerank is off until a cross-encoder is here: citebot models pull"))
+    return cli.EXIT_OK
+
+
 COMMANDS: dict[str, Callable[..., int] | None] = {"chat": chat_main, "ask": None, "ingest": ingest_main, "search": search_main,
-            "queries": queries_main, "config": config_main, "eval": eval_main}
+            "queries": queries_main, "config": config_main, "eval": eval_main, "models": models_main}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
               "  chat     chat with your documents        ask      answer one question (--json)\n"
               "  ingest   build or update an index         search   show the ranked chunks\n"
               "  queries  the queries a turn would search  config   every setting and its source\n"
-              "  eval     evaluation and benchmarks", file=sys.stderr if argv else sys.stdout)
+              "  eval     evaluation and benchmarks        models   the models; `models pull` fetches one",
+              file=sys.stderr if argv else sys.stdout)
         return cli.EXIT_OK if argv[:1] in (["-h"], ["--help"]) else cli.EXIT_USAGE
     name, rest = argv[0], argv[1:]
     if name == "ask":

@@ -5,12 +5,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT, write
 
 from citebot.index.build import ingest
 from citebot.index.local import LocalIndex
 from citebot.index.store import IndexError_, open_index
 from citebot.schema import Scope
+
+from conftest import ROOT, write
 
 
 def chunks_of(cfg):
@@ -133,3 +134,23 @@ def test_empty_folder_warns_and_builds_an_empty_index(tmp_path, cfg, counting, c
     report = ingest(tmp_path / "empty", cfg, embedder=counting)
     assert report.chunks == 0 and "no readable documents" in capsys.readouterr().err
     assert chunks_of(cfg) == []
+
+
+def test_include_globs_take_only_matching_files_and_the_rebuild_command_keeps_them(tmp_path, cfg, counting):
+    folder = tmp_path / "docs"
+    write(folder / "en" / "a.md", "# A\n\nEnglish page.\n")
+    write(folder / "zh" / "a.md", "# A\n\n中文页面。\n")
+    write(folder / "de" / "a.md", "# A\n\nDeutsche Seite.\n")
+    report = ingest(folder, cfg, embedder=counting, include=["en/*", "zh/*"])
+    assert sorted(report.added) == ["en/a.md", "zh/a.md"]
+    manifest = LocalIndex.load(cfg.index).manifest
+    from citebot.index.store import rebuild_command
+    assert rebuild_command(manifest, cfg.index).endswith("--include 'en/*' --include 'zh/*' --rebuild")
+
+
+def test_a_golden_file_names_its_documents_and_is_skipped_when_they_are_absent(tmp_path, capsys):
+    from citebot.measurement.main import main
+    golden = write(tmp_path / "g.json", json.dumps({"corpus": {"root": "no-such-folder", "folders": ["en"]},
+                                                    "questions": [{"id": "x", "question": "q?"}]}))
+    assert main(["--golden", str(golden)]) == 0
+    assert "skipped g.json: its documents" in capsys.readouterr().err

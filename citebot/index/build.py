@@ -6,9 +6,11 @@ removed.  Unreadable or unsupported files are reported and skipped.
 """
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,9 +45,19 @@ class Report:
                 f"{self.index_bytes / 1024:.0f} KiB")
 
 
-def discover(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file() and not any(
-        part.startswith(".") for part in p.relative_to(folder).parts))
+def discover(folder: Path, include: Sequence[str] = ()) -> list[Path]:
+    """Files under ``folder`` (hidden ones skipped); with ``include``, only
+    those whose path relative to the folder matches one of the globs
+    ("en/*" takes everything under en/)."""
+    found = []
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder)
+        if not p.is_file() or any(part.startswith(".") for part in rel.parts):
+            continue
+        if include and not any(fnmatch.fnmatch(rel.as_posix(), g) for g in include):
+            continue
+        found.append(p)
+    return found
 
 
 def text_key(c: Chunk) -> str:
@@ -75,10 +87,11 @@ def _previous(cfg: Config, stamp: dict, rebuild: bool) -> _Previous:
     return prev
 
 
-def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report) -> tuple[list[Chunk], dict]:
+def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report,
+                 include: Sequence[str]) -> tuple[list[Chunk], dict]:
     chunks: list[Chunk] = []
     sources: dict[str, dict] = {}
-    for path in discover(folder):
+    for path in discover(folder, include):
         rel = path.relative_to(folder).as_posix()
         if path.suffix.lower() not in documents.SUFFIXES:
             report.skipped.append((rel, f"unsupported file type {path.suffix or '(none)'}"))
@@ -105,7 +118,8 @@ def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report) -> 
     return chunks, sources
 
 
-def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None) -> Report:
+def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None,
+           include: Sequence[str] = ()) -> Report:
     t0 = time.perf_counter()
     folder = Path(folder).resolve()
     if not folder.is_dir():
@@ -115,7 +129,7 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
     prev = _previous(cfg, stamp, rebuild)
 
     report = Report()
-    chunks, sources = _read_folder(folder, cfg, prev, report)
+    chunks, sources = _read_folder(folder, cfg, prev, report, include)
     report.removed = sorted(set(prev.sources) - set(sources))
     for rel, why in report.skipped:
         cli.warn(f"skipped {rel}: {why}")
@@ -134,7 +148,7 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
     new_keys = {k for k, _ in todo}
     report.reused = sum(1 for k in keys if k not in new_keys)
 
-    manifest = dict(stamp, source_folder=str(folder), sources=sources, n_chunks=len(chunks),
+    manifest = dict(stamp, source_folder=str(folder), include=list(include), sources=sources, n_chunks=len(chunks),
                     built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     gen = LocalIndex(chunks, vectors, manifest).save(cfg.index)
     report.index_bytes = sum(p.stat().st_size for p in gen.iterdir())
