@@ -50,7 +50,13 @@ class Config:
     # Candidates per channel, RRF constant, rerank pool and final K.
     sparse_k: int = 50
     dense_k: int = 50
-    rrf_k: int = 60
+    # k = 5 and dense at half weight were chosen on tuning data (golden tune
+    # halves, SciFact train; README): the canonical k = 60 let agreement
+    # between two mediocre ranks beat a clear first place in one channel.
+    rrf_k: int = 5
+    # RRF weight of each channel's lists (a list adds weight / (rrf_k + rank)).
+    weight_sparse: float = 1.0
+    weight_dense: float = 0.5
     rerank_pool: int = 20
     final_k: int = 5
     # Absolute evidence floors: below both, a hit is not evidence.
@@ -60,6 +66,9 @@ class Config:
     min_coverage: float = 0.5
     # Extractive answerer: best sentence score below this gives the refusal.
     min_answer_score: float = 0.25
+    # Refusal gate (answer/gate.py): refuse below this P(answerable), before any model call.
+    use_gate: bool = True
+    gate_threshold: float = 0.35  # the operating point fitted on the tuning halves (README, "Refusal")
     # Extractive answerer: at most this many sentences, each within 90% of the best.
     answer_sentences: int = 3
     # Prompt context budget in tokens; near-duplicate threshold (word overlap).
@@ -93,10 +102,12 @@ class Config:
                 raise ConfigError(f"{key} must be at least 1, got {getattr(self, key)!r}")
         if self.rerank_pool < self.final_k:
             raise ConfigError(f"rerank_pool ({self.rerank_pool}) must be >= final_k ({self.final_k})")
-        for key in ("min_cosine", "min_coverage", "dedup_overlap", "min_answer_score"):
+        for key in ("min_cosine", "min_coverage", "dedup_overlap", "min_answer_score", "gate_threshold"):
             v = getattr(self, key)
             if not -1.0 <= v <= 1.0:
                 raise ConfigError(f"{key} must be between -1 and 1, got {v!r}")
+        if self.weight_sparse < 0 or self.weight_dense < 0 or not (self.weight_sparse or self.weight_dense):
+            raise ConfigError("weight_sparse and weight_dense must be >= 0 and not both 0")
         if self.bm25_k1 < 0 or not 0 <= self.bm25_b <= 1:
             raise ConfigError("bm25_k1 must be >= 0 and bm25_b within [0, 1]")
         if self.llm_timeout <= 0 or self.llm_retries < 0:

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from citebot.answer import context as ctxmod
+from citebot.answer import gate
 from citebot.answer.citations import AnswerStream, clean_citations
 from citebot.answer.context import Context
-from citebot.answer.extractive import extractive, variants
+from citebot.answer.extractive import Scored, answer_type, compose, score_units, unknown_identifier, variants
 from citebot.answer.llm import LLMError, LLMIncomplete
 from citebot.config import REFUSAL, Config
 from citebot.index.store import IndexError_, SearchIndex, open_index, rebuild_command
@@ -43,12 +44,16 @@ class Turn:
     refused: bool = True
     refusal_reason: str | None = None
     citations: list[dict] = field(default_factory=list)
+    quoted: list[int] = field(default_factory=list)  # the chunk number behind each quoted unit or citation mark
     stripped: int = 0  # citation numbers that named no shown chunk, removed
     unsupported: bool = False  # an answer that cites nothing
     incomplete: str | None = None  # why a streamed answer stopped early
     error: str | None = None  # the model failed; nothing was answered
     model_calls: int = 0
-    answer_score: float | None = None  # extractive: best sentence score
+    answer_score: float | None = None  # best unit score of the extractive scorer
+    scored: list[Scored] = field(default_factory=list)  # the shown chunks' units, best first
+    signals: gate.Signals | None = None  # what the refusal gate decided on
+    p_answerable: float | None = None
     timings_ms: dict = field(default_factory=dict)
 
     @property
@@ -92,7 +97,7 @@ class Engine:
         if dim is not None and dim != emb.dim:
             raise IndexError_(f"the index holds {dim}-dimensional vectors but {emb.name} makes {emb.dim}. "
                               f"Rebuild it: {rebuild_command(self.index.manifest, self.cfg.index)}")
-        return emb.encode
+        return self.models.encoder(self.cfg)
 
     def cross_encoder(self):
         return self.models.reranker(self.cfg) if self.cfg.use_rerank else None
@@ -121,8 +126,9 @@ class Engine:
         turn = Turn(plan, r, ctxmod.select_context(r.hits, r.evidence, self.cfg),
                     model_calls=1 if plan.method.startswith("llm") else 0)
         turn.timings_ms["retrieve"] = (t1 - t0) * 1000
-        if not turn.context.shown:
-            self._refuse(turn, "no chunk passed the evidence floor", on_text)  # no model call
+        why = self._assess(turn)  # weak evidence: the refusal, with no model call
+        if why is not None:
+            self._refuse(turn, why, on_text)
         elif self.llm is None:
             self._extract(turn, on_text)
         else:
@@ -145,19 +151,37 @@ class Engine:
         q = plan.standalone if plan.method == "llm" else plan.typed
         return plan.queries.index(q) if q in plan.queries else 0
 
-    def _extract(self, turn: Turn, on_text) -> None:
+    def _assess(self, turn: Turn) -> str | None:
+        """Score the shown chunks' units and decide whether the documents hold
+        the answer; the reason for a refusal, or None to answer."""
         r, ctx, cfg, plan = turn.retrieval, turn.context, self.cfg, turn.plan
+        if not ctx.shown:
+            return "no chunk passed the evidence floor"
+        ident = unknown_identifier(r.terms, r.stats)
+        if ident is not None:
+            return f"the question names {ident!r}, which no document contains"
         qi = self._question(plan)
         by_query = dict(zip(r.queries, r.terms))
         context = by_query.get(plan.followup or "", []) if plan.method != "llm" else []
-        weighted = variants(r.terms[qi], context, [by_query[q] for q in plan.expansions if q in by_query])
-        ex = extractive(r.queries[qi], r.terms, ctx, r.stats, weighted, embed=self.embed(),
-                        question_vector=r.vectors[qi] if r.vectors is not None else None,
-                        min_score=cfg.min_answer_score, max_sentences=cfg.answer_sentences)
-        turn.answer_score = ex.best
+        expansions = [by_query[q] for q in plan.expansions if q in by_query]
+        turn.scored = score_units(r.queries[qi], variants(r.terms[qi], context, expansions), ctx, r.stats,
+                                  self.embed(), r.vectors[qi] if r.vectors is not None else None)
+        turn.answer_score = turn.scored[0].score if turn.scored else 0.0
+        turn.signals = gate.signals(r.queries[qi], [r.terms[qi], *expansions], ctx, r.evidence, r.stats, turn.scored,
+                                    r.hits[0].id if r.hits else None)
+        turn.p_answerable = gate.probability(turn.signals)
+        if cfg.use_gate and turn.p_answerable < cfg.gate_threshold:
+            return gate.reason(turn.signals, turn.p_answerable, cfg.gate_threshold)
+        return None
+
+    def _extract(self, turn: Turn, on_text) -> None:
+        r = turn.retrieval
+        ex = compose(turn.scored, self.cfg.min_answer_score, self.cfg.answer_sentences,
+                     answer_type(r.queries[self._question(turn.plan)]), {t: s.idf for t, s in r.stats.items()})
         if ex.text == REFUSAL:
             return self._refuse(turn, ex.reason, on_text)
-        self._accept(turn, clean_citations(ex.text, len(ctx.shown)))
+        self._accept(turn, clean_citations(ex.text, len(turn.context.shown)))
+        turn.quoted = ex.quoted
         if on_text:
             on_text(turn.answer)
 
@@ -192,4 +216,5 @@ class Engine:
         turn.answer, turn.refused, turn.refusal_reason = cleaned.text, False, None
         turn.stripped = cleaned.stripped
         turn.citations = [citation(n, shown[n - 1]) for n in cleaned.cited]
+        turn.quoted = cleaned.marks
         turn.unsupported = not cleaned.cited

@@ -2,7 +2,6 @@ import math
 
 import numpy as np
 import pytest
-from conftest import write
 
 from citebot import config
 from citebot.engine import Engine
@@ -12,6 +11,8 @@ from citebot.schema import Scope
 from citebot.search import analyzer as lexical
 from citebot.search import bm25 as bm25mod
 from citebot.search import models, retriever
+
+from conftest import write
 
 
 def test_analyzer_keeps_identifiers_whole_and_lowercases():

@@ -8,12 +8,14 @@ import re
 
 import numpy as np
 import pytest
-from conftest import write_jsonl, write_qrels
 
 from citebot.config import Config
 from citebot.measurement import beir as bench_beir
-from citebot.measurement import benchmarks, evaluate
+from citebot.measurement import benchmarks
+from citebot.measurement import main as evaluate
 from citebot.search import models
+
+from conftest import write_jsonl, write_qrels
 
 # ---------------------------------------------------------------- fixtures
 

@@ -3,7 +3,6 @@ against shared/benchmarks/README.md that skip when the real data is absent."""
 from pathlib import Path
 
 import pytest
-from conftest import write_jsonl, write_qrels
 
 from citebot.measurement import benchmarks
 from citebot.measurement.benchmarks import (
@@ -16,6 +15,8 @@ from citebot.measurement.benchmarks import (
     load_qrels,
     load_queries,
 )
+
+from conftest import write_jsonl, write_qrels
 
 
 @pytest.fixture

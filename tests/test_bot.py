@@ -5,12 +5,11 @@ the one-shot CLI."""
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
-from fake_openai import FakeOpenAI
 
 from citebot.answer import llm, prompts
 from citebot.answer.extractive import units
@@ -18,6 +17,9 @@ from citebot.chat import render
 from citebot.chat.repl import Chat, Conversation
 from citebot.config import REFUSAL
 from citebot.schema import Scope
+
+from conftest import ROOT
+from fake_openai import FakeOpenAI
 
 
 @pytest.fixture
@@ -112,10 +114,11 @@ def test_extractive_answers_sample_questions_with_the_right_number(sample_engine
         turn = convo(sample_engine, tmp_path, with_llm=False).ask(question)
         assert not turn.refused, question
         assert phrase in turn.answer, (question, turn.answer)
-        first = turn.citations[0]
-        cited = turn.context.shown[first["n"] - 1].chunk
-        sentence = turn.answer.split(f" [{first['n']}]")[0].split("] ")[-1]
-        assert sentence in " ".join(units(cited.text)), (sentence, cited.text)
+        # Each quote is a run of whole consecutive units of the chunk it cites.
+        for quote, n in re.findall(r"“(.+?)” \[(\d+)\]", turn.answer):
+            cited = turn.context.shown[int(n) - 1].chunk
+            assert quote in " ".join(units(cited.text)), (quote, cited.text)
+            assert any(quote.startswith(u) for u in units(cited.text))
 
 
 def run_repl(c, lines):

@@ -1,9 +1,9 @@
 from pathlib import Path
 
-from conftest import write
-
 from citebot import tokens
 from citebot.index import chunker, documents
+
+from conftest import write
 
 ROWS = "\n".join(f"| TP-{i:03d}-B | Spare pole section {i} with a longer description | ${i}.99 |" for i in range(60))
 DOC = f"""---

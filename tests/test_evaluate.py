@@ -2,10 +2,10 @@ import json
 import subprocess
 import sys
 
-from conftest import ROOT
-
 from citebot.measurement import diagnose
 from citebot.measurement.golden import Judge, Question, load_golden
+
+from conftest import ROOT
 
 Q = Question.from_dict({"id": "q", "question": "how long can I return things?", "answerable": True,
                         "answer_keywords": ["30 days"],

@@ -84,3 +84,19 @@ def test_no_stage_changes_the_hits_of_another_list():
     assert [(h.id, dict(h.ranks), dict(h.scores)) for h in bm25[1] + dense[1]] == before
     assert [(h.id, h.rank, dict(h.ranks), dict(h.scores)) for h in fused] == fused_before
     assert all("rerank" not in h.ranks for h in fused) and all("rerank" in h.ranks for h in out)
+
+
+def test_weighted_rrf_by_hand():
+    # bm25 weight 1, dense weight 1/2, k = 60:
+    # d1 = 1/61 + (1/2)/62 = 0.016393 + 0.008065 = 0.024458; d3 = 1/63 + (1/2)/61 = 0.015873 + 0.008197 = 0.024070
+    # d2 = 1/62 = 0.016129; d4 = (1/2)/63 = 0.007937
+    lists = [ranked("bm25", ["d1", "d2", "d3"]), ranked("dense", ["d3", "d1", "d4"])]
+    exact = rrf_exact([["d1", "d2", "d3"], ["d3", "d1", "d4"]], k=60, weights=[1.0, 0.5])
+    assert exact["d1"] == Fraction(1, 61) + Fraction(1, 124) and exact["d4"] == Fraction(1, 126)
+    assert [h.id for h in rrf(lists, 60, {"bm25": 1.0, "dense": 0.5})] == ["d1", "d3", "d2", "d4"]
+    # With dense at weight 2, d3 (dense rank 1) overtakes d1: 1/63 + 2/61 > 1/61 + 2/62.
+    assert [h.id for h in rrf(lists, 60, {"bm25": 1.0, "dense": 2.0})][:2] == ["d3", "d1"]
+    # A variant list ("bm25@2") takes its channel's weight.
+    two = [ranked("bm25", ["a"]), ranked("bm25@2", ["b"]), ranked("dense", ["b"])]
+    assert rrf_exact([["a"], ["b"], ["b"]], 60, [0.0, 0.0, 1.0])["a"] == 0
+    assert [h.id for h in rrf(two, 60, {"bm25": 0.0})] == ["b", "a"]

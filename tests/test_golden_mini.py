@@ -4,7 +4,6 @@ import json
 import math
 
 import pytest
-from conftest import write
 
 from citebot import config
 from citebot.engine import Engine
@@ -13,6 +12,8 @@ from citebot.index.store import open_index
 from citebot.measurement import evaluate
 from citebot.measurement.golden import Judge, load_golden
 from citebot.search.models import Models
+
+from conftest import write
 
 DOCS = {
     # search text: "Returns\nReturns are accepted within 30 days of delivery." -> return x2, within, day (7 terms)

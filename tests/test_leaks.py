@@ -5,11 +5,12 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
 
 from citebot.measurement.golden import load_golden
 from citebot.schema import Scope
 from citebot.search.analyzer import analyze
+
+from conftest import ROOT
 
 ATTACKS = [
     "staff goodwill refund",

@@ -4,13 +4,14 @@ command sits in the comment above each table)."""
 import re
 
 import pytest
-from conftest import ROOT
 
 from citebot import config
 from citebot.engine import Engine
 from citebot.index.store import open_index
 from citebot.measurement import evaluate, report
 from citebot.search.models import Models
+
+from conftest import ROOT
 
 
 def block(name: str) -> str:

@@ -1,7 +1,6 @@
 """The rerank stage with a real (tiny, untrained) cross-encoder built here."""
 import pytest
 import torch
-from conftest import write
 from sentence_transformers import CrossEncoder
 from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
@@ -11,6 +10,8 @@ from citebot.index.build import ingest
 from citebot.index.store import open_index
 from citebot.schema import Scope
 from citebot.search import models
+
+from conftest import write
 
 
 @pytest.fixture(scope="module")

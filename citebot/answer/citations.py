@@ -54,6 +54,7 @@ def is_refusal(text: str) -> bool:
 class Cleaned:
     text: str  # exactly what was shown
     cited: list[int]  # valid numbers, in order of first use
+    marks: list[int]  # every valid number, each time it is cited
     stripped: int  # invalid numbers removed
     refused: bool
 
@@ -69,6 +70,7 @@ class AnswerStream:
         self.body = ""  # cleaned text so far (shown or held)
         self.shown = 0  # how much of body has been shown
         self.cited: list[int] = []
+        self.marks: list[int] = []
         self.stripped = 0
         self.deciding = True  # still reading the opening for a refusal
 
@@ -87,10 +89,10 @@ class AnswerStream:
         self._consume(self.raw)
         self.raw, self.ws = "", ""  # trailing whitespace is dropped
         if is_refusal(self.body):
-            return (REFUSAL if self.shown == 0 else ""), Cleaned(REFUSAL, [], self.stripped, True)
+            return (REFUSAL if self.shown == 0 else ""), Cleaned(REFUSAL, [], [], self.stripped, True)
         tail = self.body[self.shown:]
         self.shown = len(self.body)
-        return tail, Cleaned(self.body, list(self.cited), self.stripped, False)
+        return tail, Cleaned(self.body, list(self.cited), list(self.marks), self.stripped, False)
 
     def _consume(self, text: str) -> None:
         pos = 0
@@ -100,6 +102,7 @@ class AnswerStream:
             good = list(dict.fromkeys(n for n in nums if 1 <= n <= self.n))
             self.stripped += sum(1 for n in nums if not 1 <= n <= self.n)
             self.cited.extend(n for n in good if n not in self.cited)
+            self.marks.extend(good)
             if good:
                 self._append("[" + ", ".join(map(str, good)) + "]")
             pos = m.end()

@@ -1,18 +1,24 @@
-"""The offline answerer: quote the sentences of the shown chunks that best
-match the question, each with its ``[n]``, or refuse.
+"""The offline answerer: quote the best-supported passage, with its ``[n]``.
 
-    lexical = idf-weighted share of a query's terms found in the sentence (a
-              term in the chunk's title/heading path counts half, so a table
-              row under "Size L" matches "size L"); the best over every
-              searched query (typed turn, follow-up form, expansions).
-              A sentence of the question's answer type adds ``TYPE_BONUS``.
-    score   = 0.5 * lexical + 0.5 * cosine(question, sentence) for the
-              ``embed_top`` lexically best sentences when an embedder is given
-              (embedding every sentence would cost ~1 s on a laptop CPU).
+A chunk reads as units: sentences, table rows (quoted with their header row)
+and whole code blocks.  Each unit is scored against the question:
 
-Refuses when the best score is below ``min_score``, or when the question
-names an identifier (E4099, RD9-99) that no document the asker may see
-contains: a precise term nobody wrote about cannot be answered by a neighbour.
+    lexical = idf-weighted share of the question's terms the unit holds (a term
+              in the chunk's title/heading path counts half, so a table row
+              under "Size L" matches "size L"); the best over the searched
+              queries (typed turn with the conversation's own words at half
+              weight, then each synonym expansion).
+              A unit of the question's answer type adds ``TYPE_BONUS``.
+    score   = 0.5 * lexical + 0.5 * cosine(question, unit) for the
+              ``embed_top`` lexically best units when an embedder is given
+              (embedding every unit would cost ~1 s on a laptop CPU).
+
+The answer quotes one to three *consecutive* units of the best unit's chunk
+(a neighbour joins when it is itself about the question), and a second quote
+from another chunk only when that chunk answers a distinct part of the
+question (it holds question terms the first quote lacks).  It never stitches
+fragments of several chunks into one sentence.  It refuses when the best
+score is below ``min_score``.
 """
 from __future__ import annotations
 
@@ -27,57 +33,114 @@ from citebot.config import REFUSAL
 from citebot.index.store import TermStat
 from citebot.search import analyzer
 
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|(?<=[。！？।])|\n+")
+# A sentence ends at . ! ? before a capital, digit or quote, after CJK/Devanagari
+# enders, and before an inline list item (" - Tents are ...", as PDF text reads).
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(“])|(?<=[。！？।])|(?<=[.!?:;])\s+(?=[-•*]\s)")
+_ENUMERATOR = re.compile(r"^(?:\d+|[a-zA-Z])[.)]$")
+_BULLET = re.compile(r"^[-•*]\s+")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_RULE = re.compile(r":?-{2,}:?")
+TYPE_BONUS = 0.15
+CONTEXT_WEIGHT = 0.5
+NEIGHBOUR = 0.5  # a neighbouring unit joins the quote when its lexical score is this share of the best's
+SECOND = 0.8  # a second quote needs this share of the best score ...
+PART = 1 / 3  # ... and to hold question terms the first lacks worth this share of the question's idf
+LEAD = 0.8  # a unit of the asked kind leads when it has this share of the best score
+
+
+@dataclass(frozen=True)
+class Unit:
+    n: int  # the chunk's number in the prompt
+    i: int  # position among the chunk's units
+    text: str  # as matched: a table row reads "Header: value; ..."
+    quote: str  # as quoted: a table row under its header row, a code block whole
+    kind: str  # "sentence" | "row" | "code"
+
+
+def _table(lines: list[str]) -> list[tuple[str, str, str]]:
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
+    rows = [r for r in rows if not all(_RULE.fullmatch(c) for c in r if c)]
+    if len(rows) < 2:
+        return [(" ".join(rows[0]), lines[0].strip(), "row")] if rows else []
+    header = rows[0]
+    head = "| " + " | ".join(header) + " |\n|" + "---|" * len(header)
+    return [("; ".join(f"{h}: {v}" if h else v for h, v in zip(header, r)), f"{head}\n| " + " | ".join(r) + " |",
+             "row") for r in rows[1:]]
+
+
+def _block_units(block: str) -> list[tuple[str, str, str]]:
+    lines = block.split("\n")
+    if lines[0].strip().startswith(("```", "~~~")):
+        return [(block, block, "code")]
+    if all(line.strip().startswith("|") for line in lines if line.strip()):
+        return _table([line for line in lines if line.strip()])
+    items: list[list[str]] = []
+    for line in lines:
+        if _LIST_ITEM.match(line) or not items:
+            items.append([line.strip()])
+        else:
+            items[-1].append(line.strip())  # a soft-wrapped line continues its sentence
+    out: list[tuple[str, str, str]] = []
+    for item in items:
+        parts = [s.strip() for s in _SENT.split(" ".join(item)) if s.strip()]
+        for j, s in enumerate(parts):
+            if j and _ENUMERATOR.match(parts[j - 1]):  # "1." of "1. Warranty periods" belongs to its heading
+                s = f"{parts[j - 1]} {s}"
+            if not _ENUMERATOR.match(s):
+                s = _BULLET.sub("", s)
+                out.append((s, s, "sentence"))
+    return out
+
+
+def chunk_units(n: int, text: str) -> list[Unit]:
+    blocks: list[str] = []
+    current: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        if fence is None and not line.strip():
+            if current:
+                blocks.append("\n".join(current))
+            current = []
+            continue
+        current.append(line)
+        s = line.strip()
+        if s.startswith(("```", "~~~")):
+            fence = None if fence is not None and s.startswith(fence) else (fence or s[:3])
+    if current:
+        blocks.append("\n".join(current))
+    found = [u for b in blocks for u in _block_units(b)]
+    return [Unit(n, i, t, q, k) for i, (t, q, k) in enumerate(u for u in found if len(u[0]) > 1)]
 
 
 def units(text: str) -> list[str]:
-    """Sentences of a chunk; a table row reads as 'Header: value; ...'; a code
-    block stays one unit."""
-    out: list[str] = []
-    header: list[str] | None = None
-    in_code: list[str] | None = None
-    for para in text.split("\n"):
-        s = para.strip()
-        if in_code is not None:
-            in_code.append(para)
-            if s.startswith(("```", "~~~")):
-                out.append("\n".join(in_code))
-                in_code = None
-            continue
-        if s.startswith(("```", "~~~")):
-            in_code = [para]
-            continue
-        if s.startswith("|"):
-            cells = [c.strip() for c in s.strip("|").split("|")]
-            if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
-                continue
-            if header is None:
-                header = cells
-                continue
-            out.append("; ".join(f"{h}: {v}" if h else v for h, v in zip(header, cells)))
-            continue
-        header = None
-        out.extend(x.strip() for x in _SENT.split(s) if x and x.strip())
-    if in_code:
-        out.append("\n".join(in_code))
-    return [u for u in out if len(u) > 1]
+    """A chunk's units as matched (sentences, header-labelled table rows, code blocks)."""
+    return [u.text for u in chunk_units(0, text)]
+
+
+@dataclass(frozen=True)
+class Scored:
+    unit: Unit
+    score: float
+    lexical: float  # before the cosine half
+    terms: frozenset[str]  # question terms (weight 1) the unit or its heading holds
 
 
 @dataclass(frozen=True)
 class Extract:
     text: str
     cited: list[int]
-    scores: list[tuple[float, int, str]]  # (score, n, sentence), best first
+    scores: list[Scored]  # best first
+    quoted: list[int]  # the chunk number of every quoted unit
     reason: str = ""
 
     @property
     def best(self) -> float:
-        return self.scores[0][0] if self.scores else 0.0
+        return self.scores[0].score if self.scores else 0.0
 
 
-# Answer types: a "how long" question is answered by a sentence with a
-# duration, "how much" by an amount, "when" by a time or date.  A matching
-# sentence gets a bonus, which is what a reader does when skimming.
+# Answer types: a "how long" question is answered by a unit with a duration,
+# "how much" by an amount, "when" by a time or date.  A matching unit gets a
+# bonus, which is what a reader does when skimming.
 _DURATION = (r"\d+(?:\s*(?:-|–|to)\s*\d+)?\s*(?:business |working )?(?:minutes?|hours?|days?|weeks?|months?|years?)\b"
              r"|\d+\s*(?:天|年|个月|小时|个工作日)|দিন")
 ANSWER_TYPES = [
@@ -87,41 +150,27 @@ ANSWER_TYPES = [
      re.compile(r"[$€£¥]\s?\d|\d+(?:\.\d+)?\s*(?:元|dollars?|usd|eur|%|টাকা)", re.I)),
     (re.compile(r"\bwhen\b|\bwhat time\b|\bopening hours\b|几点", re.I),
      re.compile(r"\d{1,2}(?::\d\d)?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
-                r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b", re.I)),
+                r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b"
+                r"|\b(?:1[89]|20)\d\d\b|\d{4}-\d\d-\d\d|\d+\s*年|\d+\s*月", re.I)),
+    (re.compile(r"\bhow many\b|\bhow big\b|\bhow large\b|\bwhat (?:is the )?(?:number|size|limit|maximum|minimum)\b"
+                r"|多少|几个|多大", re.I),
+     re.compile(r"\d")),
 ]
-TYPE_BONUS = 0.15
-CONTEXT_WEIGHT = 0.5
+
+
+def answer_type(question: str) -> re.Pattern | None:
+    """The pattern an answering unit should hold, when the question asks for one."""
+    return next((a for q, a in ANSWER_TYPES if q.search(question)), None)
 
 
 def type_bonus(question: str, sentence: str) -> float:
-    return TYPE_BONUS if any(q.search(question) and a.search(sentence) for q, a in ANSWER_TYPES) else 0.0
-
-
-def unknown_identifier(terms: Sequence[Sequence[str]], stats: Mapping[str, TermStat]) -> str | None:
-    """An identifier the question names that no chunk in scope holds, when
-    every searched query names one ("2FA" is unknown, but its expansion
-    "two-factor authentication" is fine)."""
-    unknown = [[t for t in ts if analyzer.is_identifier(t) and not stats[t].in_scope] for ts in terms]
-    return unknown[0][0] if unknown and all(unknown) else None
-
-
-def _candidates(question: str, variants: Sequence[Mapping[str, float]], ctx: Context,
-                stats: Mapping[str, TermStat]) -> list[tuple[float, int, str]]:
-    weighted = [(v, sum(stats[t].idf * w for t, w in v.items()) or 1.0) for v in variants if v]
-    cands: list[tuple[float, int, str]] = []
-    for n, h in enumerate(ctx.shown, 1):
-        heading = set(analyzer.analyze(" ".join((h.chunk.title, *h.chunk.headings))))
-        for s in units(h.chunk.text):
-            words = set(analyzer.analyze(s))
-            lex = max((sum(stats[t].idf * w * (1.0 if t in words else 0.5 if t in heading else 0.0)
-                           for t, w in v.items()) / total for v, total in weighted), default=0.0)
-            cands.append((lex + type_bonus(question, s), n, s))
-    return cands
+    pattern = answer_type(question)
+    return TYPE_BONUS if pattern is not None and pattern.search(sentence) else 0.0
 
 
 def variants(question: Sequence[str], context: Sequence[str], expansions: Sequence[Sequence[str]]
              ) -> list[dict[str, float]]:
-    """Weighted term sets to match sentences against: the question's terms
+    """Weighted term sets to match units against: the question's terms
     (weight 1) with the terms only the conversation adds at ``CONTEXT_WEIGHT``
     (they disambiguate, "and the deposit?" after an e-bike question, but must
     not pull the answer back to the last question), then each expansion."""
@@ -134,45 +183,124 @@ def variants(question: Sequence[str], context: Sequence[str], expansions: Sequen
     return out
 
 
+def unknown_identifier(terms: Sequence[Sequence[str]], stats: Mapping[str, TermStat]) -> str | None:
+    """An identifier the question names that no chunk in scope holds, when
+    every searched query names one ("2FA" is unknown, but its expansion
+    "two-factor authentication" is fine)."""
+    unknown = [[t for t in ts if analyzer.is_identifier(t) and not stats[t].in_scope] for ts in terms]
+    return unknown[0][0] if unknown and all(unknown) else None
+
+
+def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Context, stats: Mapping[str, TermStat],
+                embed: Callable[[list[str]], np.ndarray] | None = None, question_vector: np.ndarray | None = None,
+                embed_top: int = 10) -> list[Scored]:
+    """Every unit of the shown chunks, best first (ties: the stronger chunk,
+    then reading order)."""
+    totals = [(v, sum(stats[t].idf * w for t, w in v.items()) or 1.0) for v in weighted if v]
+    main = frozenset(t for v in weighted[:1] for t, w in v.items() if w >= 1.0)
+    cands: list[Scored] = []
+    for n, h in enumerate(ctx.shown, 1):
+        heading = set(analyzer.analyze(" ".join((h.chunk.title, *h.chunk.headings))))
+        for u in chunk_units(n, h.chunk.text):
+            words = set(analyzer.analyze(u.text))
+            lex = max((sum(stats[t].idf * w * (1.0 if t in words else 0.5 if t in heading else 0.0)
+                           for t, w in v.items()) / total for v, total in totals), default=0.0)
+            lex += type_bonus(question, u.text)
+            cands.append(Scored(u, lex, lex, frozenset(t for t in main if t in words or t in heading)))
+    cands.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
+    if embed is None or not cands:
+        return cands
+    top = cands[:embed_top]
+    if question_vector is None:
+        vecs = embed([question] + [s.unit.text for s in top])
+        question_vector, vecs = vecs[0], vecs[1:]
+    else:
+        vecs = embed([s.unit.text for s in top])
+    cos = vecs @ question_vector
+    mixed = [Scored(s.unit, 0.5 * s.lexical + 0.5 * max(float(c), 0.0), s.lexical, s.terms) for s, c in zip(top, cos)]
+    mixed.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
+    return mixed + cands[embed_top:]
+
+
+def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
+    """Up to ``limit`` consecutive units of the best unit's chunk, of its kind,
+    around it; a neighbour joins when it is about the question too, and a
+    unit that ends in ":" brings what it introduces (the command after
+    "use the command:")."""
+    same = {s.unit.i: s for s in scored if s.unit.n == best.unit.n and s.unit.kind == best.unit.kind}
+    # Every row of a table holds its header's words; a row joins for words of its own.
+    header = set(analyzer.analyze(best.unit.quote.split("\n")[0])) if best.unit.kind == "row" else set()
+    lo = hi = best.unit.i
+    while hi - lo + 1 < limit and best.unit.kind != "code":
+        nxt = [j for j in (lo - 1, hi + 1) if j in same and same[j].lexical >= NEIGHBOUR * best.lexical > 0
+               and (not header or same[j].terms - header)]
+        if not nxt:
+            break
+        j = max(nxt, key=lambda j: same[j].lexical)
+        lo, hi = min(lo, j), max(hi, j)
+    quote = [same[j].unit for j in range(lo, hi + 1)]
+    after = next((s.unit for s in scored if s.unit.n == best.unit.n and s.unit.i == hi + 1), None)
+    if quote[-1].text.rstrip().endswith((":", "：")) and after is not None:
+        quote.append(after)
+    return quote
+
+
+def _render(quote: list[Unit]) -> str:
+    """Sentences in quotation marks; rows under their header; code whole."""
+    n, parts = quote[0].n, []
+    for u in quote:
+        if u.kind == "sentence" and parts and parts[-1][0] == "sentence":
+            parts[-1] = ("sentence", parts[-1][1] + " " + u.quote)
+        elif u.kind == "row" and parts and parts[-1][0] == "row":
+            parts[-1] = ("row", parts[-1][1] + "\n" + u.quote.split("\n")[-1])
+        else:
+            parts.append((u.kind, u.quote))
+    text = "\n".join(f"“{t}”" if k == "sentence" else t for k, t in parts)
+    return text + (f"\n[{n}]" if parts[-1][0] == "code" else f" [{n}]")
+
+
+def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re.Pattern | None = None,
+            idf: Mapping[str, float] | None = None) -> Extract:
+    """The quotes; ``kind`` is what an answer must hold (a duration for "how
+    long"): a unit holding it leads when it scores within ``LEAD`` of the
+    best; ``idf`` weighs the question's terms (a second quote must add
+    ``PART`` of their mass)."""
+    if not scored:
+        return Extract(REFUSAL, [], [], [], reason="no sentences")
+    best = scored[0]
+    if best.score < min_score:
+        return Extract(REFUSAL, [], scored, [], reason=f"no sentence matches well enough "
+                                                      f"(best {best.score:.2f} < min_answer_score {min_score})")
+    if kind is not None and not kind.search(best.unit.text):
+        best = next((s for s in scored if s.score >= LEAD * best.score and kind.search(s.unit.text)), best)
+    quotes = [_window(best, scored, max_units)]
+    covered = set().union(*(s.terms for s in scored if s.unit in quotes[0]))
+    mass = idf or {}
+    total = sum(mass.get(t, 1.0) for t in set().union(*(s.terms for s in scored))) or 1.0
+
+    def adds(s: Scored) -> bool:
+        return sum(mass.get(t, 1.0) for t in s.terms - covered) >= PART * total
+    second = next((s for s in scored if s.unit.n != best.unit.n and s.score >= SECOND * best.score and adds(s)),
+                  None)
+    if second is not None:
+        quotes.append(_window(second, scored, max_units))
+    quoted = [u.n for q in quotes for u in q]
+    return Extract("\n".join(_render(q) for q in quotes), list(dict.fromkeys(q[0].n for q in quotes)), scored, quoted)
+
+
 def extractive(question: str, terms: Sequence[Sequence[str]], ctx: Context, stats: Mapping[str, TermStat],
                weighted: Sequence[Mapping[str, float]] | None = None,
                embed: Callable[[list[str]], np.ndarray] | None = None, question_vector: np.ndarray | None = None,
-               min_score: float = 0.35, max_sentences: int = 2, embed_top: int = 10) -> Extract:
+               min_score: float = 0.35, max_sentences: int = 3, embed_top: int = 10) -> Extract:
     """``terms``: each searched query's analyzed terms; ``weighted``: the
-    term weights to score sentences by (default: each query alone, weight
-    1); ``stats``: idf and whether the asker's scope holds each term
+    term weights to score units by (default: each query alone, weight 1);
+    ``stats``: idf and whether the asker's scope holds each term
     (``Retrieval.stats``); ``question_vector``: the question's embedding
     when retrieval made one (else ``embed`` makes it)."""
     ident = unknown_identifier(terms, stats)
     if ident is not None:
-        return Extract(REFUSAL, [], [], reason=f"the question names {ident!r}, which no document contains")
+        return Extract(REFUSAL, [], [], [], reason=f"the question names {ident!r}, which no document contains")
     weighted = weighted if weighted is not None else [dict.fromkeys(ts, 1.0) for ts in terms]
-    cands = _candidates(question, weighted, ctx, stats)
-    if not cands:
-        return Extract(REFUSAL, [], [], reason="no sentences")
-    # Best first; ties go to the stronger chunk (higher n), then reading order.
-    order = sorted(range(len(cands)), key=lambda i: (-cands[i][0], -cands[i][1], i))
-    if embed is not None:
-        top = order[:embed_top]
-        sentences = [cands[i][2] for i in top]
-        if question_vector is None:
-            vecs = embed([question] + sentences)
-            question_vector, vecs = vecs[0], vecs[1:]
-        else:
-            vecs = embed(sentences)
-        cos = vecs @ question_vector
-        scored = [(0.5 * cands[i][0] + 0.5 * max(float(c), 0.0), cands[i][1], cands[i][2]) for i, c in zip(top, cos)]
-        scored.sort(key=lambda x: (-x[0], -x[1]))
-    else:
-        scored = [cands[i] for i in order]
-    best = scored[0][0]
-    if best < min_score:
-        return Extract(REFUSAL, [], scored,
-                       reason=f"no sentence matches well enough (best {best:.2f} < min_answer_score {min_score})")
-    chosen = [x for x in scored[:max_sentences] if x[0] >= 0.9 * best]
-    parts, cited = [], []
-    for _, n, s in chosen:
-        parts.append(f"{s} [{n}]")
-        if n not in cited:
-            cited.append(n)
-    return Extract("\n".join(parts) if any("\n" in p for p in parts) else " ".join(parts), cited, scored)
+    scored = score_units(question, weighted, ctx, stats, embed, question_vector, embed_top)
+    return compose(scored, min_score, max_sentences, answer_type(question),
+                   {t: stats[t].idf for ts in terms for t in ts})

@@ -13,17 +13,15 @@ Same input, same numbers (latency aside).
 """
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from citebot import cli
 from citebot.config import ROOT, Config
 from citebot.engine import Engine
-from citebot.measurement import diagnose, metrics, report
-from citebot.measurement.golden import SPLITS, Judge, Question, load_golden
+from citebot.measurement import diagnose, metrics
+from citebot.measurement.golden import Judge, Question, load_golden
 from citebot.schema import Scope
 
 # The ablation, cumulative; golden sets and benchmarks use the same names.
@@ -84,6 +82,7 @@ class AnswerResult:
     model_calls: int
     score: float | None
     error: str | None
+    precision: float | None = None  # share of quoted units (citation marks) from chunks holding gold evidence
 
     @property
     def valid_citations(self) -> bool:
@@ -143,8 +142,9 @@ def keywords_present(answer: str, keys) -> bool:
     return all(diagnose.norm(k).lower() in text for k in keys)
 
 
-def run_answers(engine: Engine, qs: list[Question]) -> dict[str, AnswerResult]:
-    """Answer-level run through the offline answerer (or the configured LLM)."""
+def run_answers(engine: Engine, qs: list[Question], judge: Judge | None = None) -> dict[str, AnswerResult]:
+    """Answer-level run through the offline answerer (or the configured LLM);
+    with a judge, each answer's precision too."""
     out: dict[str, AnswerResult] = {}
     for q in qs:
         t0 = time.perf_counter()
@@ -154,8 +154,12 @@ def run_answers(engine: Engine, qs: list[Question]) -> dict[str, AnswerResult]:
         texts = [h.chunk.text for h in turn.context.shown if h.id in cited]
         correct = turn.refused if not q.answerable else (
             not turn.refused and turn.error is None and keywords_present(turn.answer, q.answer_keywords))
+        precision = None
+        if judge is not None and q.answerable and not turn.refused and turn.quoted:
+            rel = judge.relevant(q)
+            precision = sum(turn.context.shown[n - 1].id in rel for n in turn.quoted) / len(turn.quoted)
         out[q.id] = AnswerResult(q.id, turn.answer, turn.refused, correct, turn.unsupported, turn.stripped, texts,
-                                 ms, turn.model_calls, turn.answer_score, turn.error)
+                                 ms, turn.model_calls, turn.answer_score, turn.error, precision)
     return out
 
 
@@ -164,8 +168,10 @@ def summarize_answers(qs: list[Question], res: dict[str, AnswerResult], answerer
     answered = [p for p in res.values() if not p.refused]
     ref = metrics.refusal_scores([(not q.answerable, res[q.id].refused) for q in qs])
     lat = [p.ms for p in res.values()]
+    precision = [p.precision for p in res.values() if p.precision is not None]
     return {
         "answer_accuracy": round(sum(p.correct for p in res.values()) / n, 4) if n else None,
+        "answer_precision": round(sum(precision) / len(precision), 4) if precision else None,
         "refusal_accuracy": ref["refusal_accuracy"], "refusal_precision": ref["refusal_precision"],
         "refusal_recall": ref["refusal_recall"],
         "all_citations_valid": round(sum(p.valid_citations for p in answered) / len(answered), 4) if answered else None,
@@ -222,6 +228,28 @@ def diagnosis(qs: list[Question], res: dict[str, RetrievalResult], answers: dict
     return {"questions": found, "counts": {s: counts[s] for s in diagnose.STAGES if s in counts}}
 
 
+def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool = True) -> Engine | None:
+    """The engine over the documents a golden file names (its "corpus": a
+    folder relative to the file, and the sub-folders to take), indexed into
+    .cache/golden/<name> and kept up to date; None when that folder is absent.
+    Without a "corpus", or with ``own_index`` false, the index the settings name."""
+    from citebot.index.build import ingest
+    from citebot.index.store import open_index
+
+    path = Path(path)
+    corpus = load_golden(path).corpus
+    if not corpus or not own_index:
+        return Engine(open_index(cfg), cfg, models)
+    root = (path.parent / corpus["root"]).resolve()
+    if not root.is_dir():
+        log(f"skipped {path.name}: its documents ({root}) are not on this machine")
+        return None
+    icfg = cfg.replace(index=str(ROOT / ".cache" / "golden" / path.stem))
+    ingest(root, icfg, include=[f"{f}/*" for f in corpus.get("folders", [])],
+           embedder=models.embedder(icfg) if models else None)
+    return Engine(open_index(icfg), icfg, models)
+
+
 def evaluate(cfg: Config, golden, answers: bool = False, split: str | None = None, limit: int | None = None,
              ids: list[str] | None = None, configs: list[str] | None = None, engine: Engine | None = None) -> dict:
     gold = load_golden(golden)
@@ -237,7 +265,7 @@ def evaluate(cfg: Config, golden, answers: bool = False, split: str | None = Non
     ans_res = ans = None
     if answers:
         e = engine.configured(config_for(full, engine.cfg))
-        ans_res = run_answers(e, qs)
+        ans_res = run_answers(e, qs, judge)
         ans = summarize_answers(qs, ans_res, "llm" if e.llm else "extractive")
     rerank_on = engine.configured(engine.cfg.replace(use_rerank=True)).cross_encoder() is not None
     return {
@@ -249,45 +277,3 @@ def evaluate(cfg: Config, golden, answers: bool = False, split: str | None = Non
         "misses": {name: [q.id for q in qs if failed(q, res[q.id])] for name, res in runs.items()},
         "answers": ans, "diagnosis": diagnosis(qs, runs[full], ans_res),
     }
-
-
-def main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
-    p = argparse.ArgumentParser(prog=prog, description="Ablation table and error diagnosis for citebot.")
-    p.add_argument("--golden", default=str(ROOT / "golden.json"))
-    p.add_argument("--split", choices=[*SPLITS, "all"], default="all",
-                   help="which half of the golden set: tune, report (held out) or all (default)")
-    p.add_argument("--answers", action="store_true", help="also run the answerer (offline extractive or the configured LLM)")
-    p.add_argument("--benchmark", choices=["scifact", "mtrag", "squad2", "rgb_zh"])
-    p.add_argument("--limit", type=int, help="only the first N questions")
-    p.add_argument("--ids", help="only these question ids, comma-separated")
-    p.add_argument("--configs", help="only these configurations, comma-separated: " + ", ".join(CONFIGS))
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--markdown", action="store_true", help="print the ablation as the README's table")
-    cli.add_config_flags(p)
-    args, cfg = cli.parse(p, argv)
-    configs = [c.strip() for c in args.configs.split(",")] if args.configs else None
-    if configs and (bad := [c for c in configs if c not in CONFIGS]):
-        return cli.fail(f"unknown configuration(s) {', '.join(bad)}; choose from {', '.join(CONFIGS)}", cli.EXIT_USAGE)
-    from citebot.index.store import IndexError_
-    from citebot.search.models import ModelUnavailable
-
-    try:
-        if args.benchmark:
-            from citebot.measurement import beir
-            result = beir.run(args.benchmark, cfg, configs, limit=args.limit, log=cli.warn)
-            print(json.dumps(beir.jsonable(result), indent=2, ensure_ascii=False) if args.json
-                  else beir.format_table(result))
-            return cli.EXIT_OK
-        result = evaluate(cfg, args.golden, answers=args.answers, split=args.split, limit=args.limit,
-                          ids=args.ids.split(",") if args.ids else None, configs=configs)
-    except (IndexError_, ModelUnavailable, ValueError, FileNotFoundError) as e:
-        return cli.fail(str(e))
-    if args.markdown:
-        print(report.markdown_table(result))
-    else:
-        print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else report.golden_report(result))
-    return cli.EXIT_OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -48,7 +48,8 @@ def markdown_table(result: dict) -> str:
         lines.append(f"| {label} | " + " | ".join(fmt(m.get(k)) for k, _ in MARKDOWN) + " |")
     a = result.get("answers")
     if a:
-        lines += ["", f"Offline answers ({a['answerer']}): accuracy {fmt(a['answer_accuracy'])}, refusal precision "
+        lines += ["", f"Offline answers ({a['answerer']}): accuracy {fmt(a['answer_accuracy'])}, precision "
+                      f"{fmt(a['answer_precision'])}, refusal precision "
                       f"{fmt(a['refusal_precision'])}, recall {fmt(a['refusal_recall'])}, every citation valid in "
                       f"{fmt(a['all_citations_valid'])} of answers."]
     return "\n".join(lines)

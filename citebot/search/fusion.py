@@ -1,36 +1,41 @@
 """Reciprocal rank fusion and the rerank reorder: pure functions over hits.
 
-RRF uses ranks only: score(d) = sum over lists of 1 / (k + rank), ranks from
-1, summed as exact fractions so equal sums are real ties; ties go to the
-better best single rank, then the smaller chunk id.  Neither function
+RRF uses ranks only: score(d) = sum over lists of w / (k + rank), ranks from
+1, where w is the weight of the list's channel (1 unless given: "bm25"
+covers "bm25@2" ...), summed as exact fractions so equal sums are real ties;
+ties go to the better best single rank, then the smaller chunk id.  Neither function
 changes its input hits: each returns new ones that keep every earlier list's
 rank and raw score and add their own ("rrf", "rerank").
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 
 from citebot.schema import Hit
 
 
-def rrf_exact(lists: list[list[str]], k: int = 60) -> dict[str, Fraction]:
-    """The fused scores as exact fractions (what ``rrf`` orders by)."""
+def rrf_exact(lists: list[list[str]], k: int = 60, weights: list[float] | None = None) -> dict[str, Fraction]:
+    """The fused scores as exact fractions (what ``rrf`` orders by);
+    ``weights[i]`` weighs list i (default 1)."""
     out: dict[str, Fraction] = {}
-    for ids in lists:
+    for i, ids in enumerate(lists):
+        w = Fraction(str(weights[i])) if weights else Fraction(1)
         for pos, d in enumerate(ids, 1):
-            out[d] = out.get(d, Fraction(0)) + Fraction(1, k + pos)
+            out[d] = out.get(d, Fraction(0)) + w / (k + pos)
     return out
 
 
-def rrf(lists: list[tuple[str, list[Hit]]], k: int = 60) -> list[Hit]:
+def rrf(lists: list[tuple[str, list[Hit]]], k: int = 60, weights: Mapping[str, float] | None = None) -> list[Hit]:
     """Fuse named ranked lists by reciprocal rank.  A hit's rank in its list
-    is its position there (1-based)."""
+    is its position there (1-based); ``weights`` maps a channel to its weight."""
     merged: dict[str, Hit] = {}
     for name, hits in lists:
         for pos, h in enumerate(hits, 1):
             base = merged.get(h.id) or Hit(h.chunk)
             merged[h.id] = base.placed(name, pos, h.score)
-    total = rrf_exact([[h.id for h in hits] for _, hits in lists], k)
+    w = [(weights or {}).get(name.split("@")[0], 1.0) for name, _ in lists]
+    total = rrf_exact([[h.id for h in hits] for _, hits in lists], k, w)
     order = sorted(merged.values(), key=lambda h: (-total[h.id], h.best_rank(), h.id))
     return [h.placed("rrf", i, float(total[h.id])) for i, h in enumerate(order, 1)]
 

@@ -83,11 +83,20 @@ def reranker(spec: str):
         with _lock:
             if spec not in _warned:
                 _warned.add(spec)
-                print(f"citebot: rerank is off: cross-encoder {spec!r} cannot be loaded offline "
-                      f"({type(e).__name__}). Continuing on the fused order. To rerank, put a "
-                      "cross-encoder in a local folder and set CITEBOT_RERANK_MODEL=/that/folder; "
-                      "to silence this, set CITEBOT_USE_RERANK=0.", file=sys.stderr)
+                print(f"citebot: rerank is off: {missing_line(spec, e)}", file=sys.stderr)
         return None
+
+
+def missing_line(spec: str, error: Exception | None = None) -> str:
+    """One short line: what is missing, and the command that fixes it."""
+    from pathlib import Path
+
+    if Path(spec).expanduser().exists():
+        return (f"cannot load the cross-encoder in {spec} ({type(error).__name__}); check that folder, "
+                "or set CITEBOT_USE_RERANK=0")
+    if spec.startswith(("/", ".", "~")):
+        return f"no folder {spec}; point CITEBOT_RERANK_MODEL at a cross-encoder folder (CITEBOT_USE_RERANK=0 hides this)"
+    return f"no cross-encoder {spec!r} here; `citebot models pull` fetches it (CITEBOT_USE_RERANK=0 hides this)"
 
 
 class Models:
@@ -99,11 +108,28 @@ class Models:
 
     def __init__(self, embedder=None, reranker=_UNSET):
         self._embedder, self._reranker = embedder, reranker
+        self._vectors: dict[str, np.ndarray] = {}  # text -> embedding, for queries and sentences
 
     def embedder(self, cfg) -> Embedder:
         if self._embedder is None:
             self._embedder = embedder(cfg.embed_model)
         return self._embedder
+
+    def encoder(self, cfg):
+        """``encode(texts)`` that embeds each text once per process: an
+        ablation or a sweep asks the same questions under many settings."""
+        emb = self.embedder(cfg)
+
+        def encode(texts: list[str]) -> np.ndarray:
+            todo = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+            if todo:
+                if len(self._vectors) > 50_000:
+                    self._vectors.clear()
+                self._vectors.update(zip(todo, emb.encode(todo)))
+            if not texts:
+                return np.zeros((0, emb.dim), dtype=np.float32)
+            return np.stack([self._vectors[t] for t in texts])
+        return encode
 
     def reranker(self, cfg):
         """The cross-encoder, or None (after one warning) when none loads."""

@@ -79,7 +79,7 @@ def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
                 lists.append((_name("dense", i), index.dense_search(vectors[i], scope, cfg.dense_k)))
     timings["dense"] = (clock() - t0) * 1000
     t0 = clock()
-    fused = fusion.rrf(lists, cfg.rrf_k)
+    fused = fusion.rrf(lists, cfg.rrf_k, {"bm25": cfg.weight_sparse, "dense": cfg.weight_dense})
     timings["fuse"] = (clock() - t0) * 1000
     t0 = clock()
     pool = fused[:cfg.rerank_pool]

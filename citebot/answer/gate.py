@@ -1,0 +1,104 @@
+"""Do the documents hold the answer?  The refusal gate, decided before any
+model call from signals citebot already has for the question:
+
+  top       dense cosine of the first hit (0 when the dense channel is off)
+  cosine    best dense cosine of a shown chunk
+  coverage  best share of the question's idf mass a shown chunk holds
+  unknown   share of the question's idf mass in terms that no chunk the asker
+            may see holds at all ("Django", "sourdough" in FastAPI's docs)
+  answer    the best unit score of the extractive scorer (lexical + cosine)
+  kind      1 when the question asks for a kind of answer (a date for "when",
+            a number for "how many") and no well-scored unit holds one
+  margin    how far the best unit stands above the best unit of another chunk
+
+A logistic model over these, fitted on tuning data only
+(``python evaluate.py --fit-gate``, see README), gives P(answerable); below
+``gate_threshold`` the bot gives the refusal sentence.  The fitted weights
+live in ``gate.json`` beside this file, stamped with what they were fitted on.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+
+from citebot.answer.context import Context
+from citebot.answer.extractive import Scored, answer_type
+from citebot.index.store import TermStat
+from citebot.schema import Evidence
+
+MODEL = Path(__file__).with_name("gate.json")
+FEATURES = ("top", "cosine", "coverage", "unknown", "answer", "kind", "margin")
+
+
+@dataclass(frozen=True)
+class Signals:
+    top: float
+    cosine: float
+    coverage: float
+    unknown: float
+    answer: float
+    kind: float
+    margin: float
+
+    def vector(self) -> list[float]:
+        return [getattr(self, f) for f in FEATURES]
+
+    def as_dict(self) -> dict[str, float]:
+        return {k: round(v, 4) for k, v in asdict(self).items()}
+
+
+def unknown_mass(terms: Sequence[Sequence[str]], stats: Mapping[str, TermStat]) -> float:
+    """The least, over the question's forms, share of idf mass in terms the
+    scope holds nowhere (an expansion that names a known term rescues "2FA")."""
+    shares = []
+    for ts in terms:
+        uniq = list(dict.fromkeys(ts))
+        total = sum(stats[t].idf for t in uniq)
+        if total:
+            shares.append(sum(stats[t].idf for t in uniq if not stats[t].in_scope) / total)
+    return min(shares) if shares else 1.0
+
+
+def signals(question: str, terms: Sequence[Sequence[str]], ctx: Context, evidence: Mapping[str, Evidence],
+            stats: Mapping[str, TermStat], scored: Sequence[Scored], first: str | None = None) -> Signals:
+    """``terms``: the question's analyzed forms (typed turn, its expansions);
+    ``scored``: the extractive scorer's units, best first; ``first``: the
+    first hit's id."""
+    ev = [evidence[h.id] for h in ctx.shown if h.id in evidence]
+    top = evidence[first].cosine if first in evidence else None
+    best = scored[0].score if scored else 0.0
+    other = next((s.score for s in scored if scored and s.unit.n != scored[0].unit.n), 0.0)
+    pattern = answer_type(question)
+    kind = 0.0
+    if pattern is not None and not any(pattern.search(s.unit.text) for s in scored[:10] if s.score >= 0.5 * best):
+        kind = 1.0
+    return Signals(top=top or 0.0, cosine=max((e.cosine or 0.0 for e in ev), default=0.0),
+                   coverage=max((e.coverage for e in ev), default=0.0),
+                   unknown=unknown_mass(terms, stats), answer=best, kind=kind, margin=best - other)
+
+
+@cache
+def model() -> dict:
+    return json.loads(MODEL.read_text(encoding="utf-8"))
+
+
+def probability(s: Signals, params: Mapping | None = None) -> float:
+    """P(the documents hold the answer) under the fitted logistic model."""
+    p = params or model()
+    z = p["intercept"] + sum(w * (x - m) / sd for w, x, m, sd in zip(p["coef"], s.vector(), p["mean"], p["scale"]))
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+def reason(s: Signals, p: float, threshold: float) -> str:
+    """Why the gate refused, in the asker's terms (never naming a term outside the scope)."""
+    weak = []
+    if s.unknown >= 0.3:
+        weak.append(f"{s.unknown:.0%} of the question's rare words are in no document")
+    if s.kind:
+        weak.append("no passage holds the kind of answer asked for")
+    weak.append(f"best passage score {s.answer:.2f}, cosine {s.cosine:.2f}, coverage {s.coverage:.2f}")
+    return f"the evidence is too weak (P(answerable) {p:.2f} < gate_threshold {threshold}): " + "; ".join(weak)

