@@ -1,6 +1,3 @@
-import math
-
-import numpy as np
 import pytest
 
 from citebot import config
@@ -9,7 +6,6 @@ from citebot.index.build import ingest
 from citebot.index.store import open_index
 from citebot.schema import Scope
 from citebot.search import analyzer as lexical
-from citebot.search import bm25 as bm25mod
 from citebot.search import models, retriever
 
 from conftest import write
@@ -30,35 +26,6 @@ def test_analyzer_cjk_bigrams_lone_char_and_other_scripts():
 def test_analyzer_stopwords_stemming_and_hyphenated_words():
     assert lexical.analyze("guaranteed") == lexical.analyze("guarantee") == ["guarante"]
     assert lexical.analyze("What are the refunds for two-factor devices?") == ["refund", "two", "factor", "devic"]
-
-
-def test_bm25_by_hand_three_documents():
-    docs = [["refund", "card"], ["refund", "refund", "voucher"], ["tent", "pole", "torque", "chart"]]
-    bm = bm25mod.BM25Index(docs, k1=1.2, b=0.75)
-    hits = dict(bm.search(["refund"], np.arange(3), k=10))
-    # N = 3, df = 2 -> idf = ln(1 + (3 - 2 + 0.5) / (2 + 0.5)) = ln 1.6 ; avgdl = 9 / 3 = 3
-    idf = math.log(1.6)
-    # d0: tf 1, dl 2: K = 1.2 * (0.25 + 0.75 * 2/3) = 0.9 -> idf * 1 * 2.2 / 1.9
-    assert hits[0] == pytest.approx(idf * 2.2 / 1.9)
-    # d1: tf 2, dl 3: K = 1.2 -> idf * 2 * 2.2 / 3.2
-    assert hits[1] == pytest.approx(idf * 4.4 / 3.2)
-    assert 2 not in hits  # zero score: not a hit
-    assert list(dict(bm.search(["refund"], np.arange(3), k=10))) == [1, 0]
-    assert bm.search(["nothing"], np.arange(3), k=10) == []
-
-
-def test_term_in_exactly_half_the_chunks_still_counts():
-    # rank-bm25's own Okapi idf would be ln(2.5 / 2.5) = 0 here; Lucene's is ln 2.
-    docs = [["refund"], ["refund"], ["tent"], ["stove"]]
-    bm = bm25mod.BM25Index(docs)
-    assert bm.term_idf("refund") == pytest.approx(math.log(2))
-    assert [r for r, _ in bm.search(["refund"], np.arange(4), k=10)] == [0, 1]
-
-
-def test_filtered_rows_only_are_ranked():
-    docs = [["refund"], ["refund", "refund"], ["tent"]]
-    bm = bm25mod.BM25Index(docs)
-    assert [r for r, _ in bm.search(["refund"], np.array([0, 2]), k=10)] == [0]
 
 
 @pytest.fixture(scope="module")

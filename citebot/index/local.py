@@ -1,22 +1,36 @@
 """``LocalIndex``: the index in plain files on this machine.
 
-On-disk layout (all plain formats)::
+On-disk layout (plain formats, one folder per generation)::
 
-    INDEX/CURRENT                 name of the live generation (replaced atomically)
-    INDEX/gen-<n>/manifest.json   settings that built it, sources and their hashes
-    INDEX/gen-<n>/chunks.jsonl    one chunk per line, row order = matrix order
-    INDEX/gen-<n>/bm25.json       BM25 variant, parameters, N, avgdl, document frequencies
-    INDEX/gen-<n>/embeddings.npy  float32 [n_chunks, dim], L2-normalised
+    INDEX/CURRENT                   name of the live generation (replaced atomically)
+    INDEX/.lock                     held by the one writer (index/lock.py)
+    INDEX/gen-<n>/manifest.json     settings that built it, sources and their hashes, row count
+    INDEX/gen-<n>/chunks.jsonl      one chunk per line, row order
+    INDEX/gen-<n>/rows.json         per row: chunk id, status, audience, lang, tenant, byte offset in chunks.jsonl
+    INDEX/gen-<n>/terms.txt         the analyzed vocabulary, one term per line (line i = term i)
+    INDEX/gen-<n>/postings.npz      BM25 term x chunk matrix in CSR form: indptr, rows, tf; doc lengths
+    INDEX/gen-<n>/embeddings.npy    float32 [rows, dim], L2-normalised (memory-mapped when read)
+
+Loading analyses nothing: the terms were analysed once at ingest, so a
+query costs the postings of its terms, not a pass over every chunk.  Chunk
+text is read from chunks.jsonl only for the rows a caller asks for.
 
 A write builds a new generation beside the live one and only then points
-CURRENT at it, so a crash mid-ingest leaves the previous index usable.
+CURRENT at it, so a crash mid-ingest leaves the previous index usable; the
+previous generation is kept until the next write, so a reader that opened it
+just before the switch can finish, and a reader that races the switch
+retries once on the new generation.  Damage of any kind is an
+``IndexError_`` naming the rebuild command, never a traceback.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import threading
 import time
+import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -24,124 +38,292 @@ import numpy as np
 
 from citebot.index.store import FORMAT, IndexError_, TermStat, rebuild_command
 from citebot.schema import Chunk, Hit, Scope
-from citebot.search import analyzer
-from citebot.search.bm25 import BM25Index
+from citebot.search import bm25
+
+FILES = ("manifest.json", "chunks.jsonl", "rows.json", "terms.txt", "postings.npz", "embeddings.npy")
+_GEN = re.compile(r"gen-\d+")
 
 
 class LocalIndex:
-    def __init__(self, chunks: list[Chunk], vectors: np.ndarray, manifest: dict):
+    def __init__(self, chunks: Sequence[Chunk] | None, vectors: np.ndarray, manifest: dict, *,
+                 counts: Sequence[dict[str, int]] | None = None, matrix: bm25.Postings | None = None,
+                 rows: dict | None = None, chunks_path: Path | None = None):
+        """From chunks in memory (ingest, benchmarks; ``counts``: each chunk's
+        analysed term counts when known, else the text is analysed), or from a
+        generation's files (``load``): then ``chunks`` is None and text is read
+        on demand."""
         self.manifest = manifest
-        self._chunks = chunks
         self._vectors = vectors
-        self._row = {c.id: i for i, c in enumerate(chunks)}
+        if chunks is not None:
+            chunks = list(chunks)
+            rows = {"ids": [c.id for c in chunks], "status": [c.status for c in chunks],
+                    "audience": [c.audience for c in chunks], "lang": [c.lang for c in chunks],
+                    "tenant": [c.tenant for c in chunks]}
+            matrix = (bm25.Postings.from_counts(counts) if counts is not None
+                      else bm25.Postings.build([c.search_text for c in chunks]))
+        assert rows is not None and matrix is not None
+        self._cached: dict[int, Chunk] = dict(enumerate(chunks)) if chunks is not None else {}
+        self._rows = rows
+        self._ids: list[str] = rows["ids"]
+        self._row = {cid: i for i, cid in enumerate(self._ids)}
+        self._offsets = rows.get("offsets")
+        self._chunks_path = chunks_path
+        # Held open for the index's life: a generation a later write removes
+        # stays readable to a reader that opened it (the memory map of the
+        # vectors does the same).
+        self._chunks_file = open(chunks_path, "rb") if chunks_path is not None else None
+        self._read_lock = threading.Lock()
+        self._postings = matrix
         bm = manifest.get("bm25", {})
-        self._bm25 = BM25Index([analyzer.analyze(c.search_text) for c in chunks],
-                               k1=bm.get("k1", 1.2), b=bm.get("b", 0.75))
+        self._k1, self._b = float(bm.get("k1", 1.2)), float(bm.get("b", 0.75))
         self._allowed: dict[Scope, np.ndarray] = {}
 
     def __len__(self) -> int:
-        return len(self._chunks)
+        return len(self._ids)
 
     # --- the contract ---------------------------------------------------
-    def _allowed_rows(self, scope: Scope) -> np.ndarray:
+    def _mask(self, scope: Scope) -> np.ndarray:
         """Rows the scope may see; each channel ranks only these (filter first)."""
-        rows = self._allowed.get(scope)
-        if rows is None:
-            rows = np.array([i for i, c in enumerate(self._chunks) if scope.allows(c)], dtype=np.int64)
-            self._allowed[scope] = rows
-        return rows
+        mask = self._allowed.get(scope)
+        if mask is None:
+            r = self._rows
+            mask = np.fromiter((s in scope.statuses and a in scope.audiences
+                                and (scope.langs is None or lang in scope.langs)
+                                and (t is None or scope.all_tenants or t == scope.tenant)
+                                for s, a, lang, t in zip(r["status"], r["audience"], r["lang"], r["tenant"])),
+                               dtype=bool, count=len(self._ids))
+            self._allowed[scope] = mask
+        return mask
 
     def sparse_search(self, terms: Sequence[str], scope: Scope, k: int) -> list[Hit]:
-        found = self._bm25.search(list(terms), self._allowed_rows(scope), k)
-        return [Hit(self._chunks[r], rank=i, score=s, ranks={"bm25": i}, scores={"bm25": s})
-                for i, (r, s) in enumerate(found, 1)]
+        found = bm25.top_k(self._postings, list(terms), self._mask(scope), k, self._k1, self._b)
+        chunks = self._get_rows([r for r, _ in found])
+        return [Hit(c, rank=i, score=s, ranks={"bm25": i}, scores={"bm25": s})
+                for i, (c, (_, s)) in enumerate(zip(chunks, found), 1)]
 
     def dense_search(self, vector: np.ndarray, scope: Scope, k: int) -> list[Hit]:
-        rows = self._allowed_rows(scope)
-        if len(rows) == 0 or self._vectors.shape[0] == 0:
+        mask = self._mask(scope)
+        n_allowed = int(mask.sum())
+        if n_allowed == 0 or self._vectors.shape[0] == 0:
             return []
-        sims = self._vectors[rows] @ vector.astype(np.float32)
+        q = np.asarray(vector, dtype=np.float32)
+        if n_allowed * 8 < len(mask):  # few rows: score only those (a gather beats a full pass)
+            rows = np.flatnonzero(mask)
+            sims = self._vectors[rows] @ q
+        else:  # most rows: one pass over the matrix, no copy, then drop what the scope forbids
+            sims = np.asarray(self._vectors @ q)
+            rows = np.flatnonzero(mask)
+            sims = sims[rows]
         keep = sims > 0  # cosine <= 0: not a hit
         rows, sims = rows[keep], sims[keep]
-        order = np.lexsort((rows, -sims))[:k]
-        return [Hit(self._chunks[rows[j]], rank=i, score=float(sims[j]), ranks={"dense": i},
-                    scores={"dense": float(sims[j])})
-                for i, j in enumerate(order, 1)]
+        if len(rows) > k:
+            part = np.argpartition(-sims, k - 1)[:k]
+            rows, sims = rows[part], sims[part]
+        order = np.lexsort((rows, -sims))
+        chunks = self._get_rows([int(rows[j]) for j in order])
+        return [Hit(c, rank=i, score=float(sims[j]), ranks={"dense": i}, scores={"dense": float(sims[j])})
+                for i, (c, j) in enumerate(zip(chunks, order), 1)]
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
-        return [self._chunks[self._row[i]] for i in ids]
+        return self._get_rows([self._row[i] for i in ids])
 
     def scan(self, scope: Scope) -> Iterator[Chunk]:
-        return (self._chunks[r] for r in self._allowed_rows(scope))
+        rows = np.flatnonzero(self._mask(scope)).tolist()
+        for start in range(0, len(rows), 1000):
+            yield from self._get_rows(rows[start:start + 1000])
 
     def term_stats(self, terms: Sequence[str], scope: Scope) -> dict[str, TermStat]:
-        allowed = set(self._allowed_rows(scope).tolist())
-        return {t: TermStat(self._bm25.term_idf(t), any(r in allowed for r in self._bm25.rows_holding(t)))
-                for t in dict.fromkeys(terms)}
+        mask = self._mask(scope)
+        p = self._postings
+        out = {}
+        for t in dict.fromkeys(terms):
+            rows = p.rows_of(t)
+            out[t] = TermStat(bm25.idf(p.n_docs, len(rows)), bool(mask[rows].any()) if len(rows) else False)
+        return out
 
     def terms_held(self, ids: Sequence[str], terms: Sequence[str]) -> dict[str, frozenset[str]]:
         uniq = list(dict.fromkeys(terms))
-        return {i: frozenset(t for t in uniq if self._bm25.contains(self._row[i], t)) for i in ids}
+        rows = {i: self._row[i] for i in ids}
+        held: dict[str, set[str]] = {i: set() for i in ids}
+        for t in uniq:
+            postings = self._postings.rows_of(t)
+            if not len(postings):
+                continue
+            for i, r in rows.items():
+                j = np.searchsorted(postings, r)
+                if j < len(postings) and postings[j] == r:
+                    held[i].add(t)
+        return {i: frozenset(s) for i, s in held.items()}
 
     def vectors(self, ids: Sequence[str]) -> np.ndarray | None:
         if self._vectors.shape[0] == 0:
             return None
-        return self._vectors[[self._row[i] for i in ids]]
+        return np.asarray(self._vectors[[self._row[i] for i in ids]])
+
+    # --- what an incremental ingest reuses ------------------------------------
+    def contents(self) -> tuple[list[Chunk], np.ndarray, list[dict[str, int]]]:
+        """Every chunk in row order, its vector, its analysed term counts."""
+        return self._get_rows(range(len(self))), np.asarray(self._vectors), self._postings.counts()
+
+    # --- chunk text ---------------------------------------------------------
+    def _get_rows(self, rows: Sequence[int]) -> list[Chunk]:
+        missing = [r for r in rows if r not in self._cached]
+        if missing:
+            assert self._chunks_file is not None and self._chunks_path is not None and self._offsets is not None
+            with self._read_lock:
+                for r in sorted(missing):
+                    self._chunks_file.seek(self._offsets[r])
+                    self._cached[r] = _chunk(self._chunks_file.readline(), self._chunks_path, self.manifest)
+        return [self._cached[r] for r in rows]
 
     # --- files ----------------------------------------------------------
     @staticmethod
     def live_dir(root: Path) -> Path | None:
-        current = root / "CURRENT"
-        if not current.is_file():
+        """The live generation's folder, or None when there is no index."""
+        try:
+            name = (root / "CURRENT").read_bytes().decode("ascii").strip()
+        except (FileNotFoundError, NotADirectoryError):
             return None
-        gen = root / current.read_text(encoding="utf-8").strip()
-        return gen if (gen / "manifest.json").is_file() else None
+        except (OSError, UnicodeDecodeError):
+            raise IndexError_(f"the index at {root} is damaged (CURRENT is unreadable). "
+                              f"Rebuild it: {rebuild_command(known_manifest(root), root)}") from None
+        if not _GEN.fullmatch(name):
+            raise IndexError_(f"the index at {root} is damaged (CURRENT names {name[:40]!r}). "
+                              f"Rebuild it: {rebuild_command(known_manifest(root), root)}")
+        gen = root / name
+        return gen if gen.is_dir() else None
 
     @classmethod
     def load(cls, root: str | Path) -> LocalIndex:
+        """The live generation; a reader that races a writer's switch (its
+        generation vanished as it read) retries once on the new one."""
         root = Path(root)
-        gen = cls.live_dir(root)
-        if gen is None:
-            raise IndexError_(f"no index at {root}. Build one first: python ingest.py FOLDER --index {root}")
-        manifest = json.loads((gen / "manifest.json").read_text(encoding="utf-8"))
+        for attempt in (1, 2):
+            gen = cls.live_dir(root)
+            if gen is None:
+                if attempt == 1 and (root / "CURRENT").exists():
+                    continue
+                raise IndexError_(f"no index at {root}. Build one first: python ingest.py FOLDER --index {root}")
+            try:
+                return cls._load(root, gen)
+            except FileNotFoundError:
+                if attempt == 2 or cls.live_dir(root) == gen:
+                    raise IndexError_(f"the index at {root} is damaged ({gen.name} lacks a file). "
+                                      f"Rebuild it: {rebuild_command(known_manifest(root), root)}") from None
+        raise AssertionError("unreachable")
+
+    @classmethod
+    def _load(cls, root: Path, gen: Path) -> LocalIndex:
+        manifest = _json(gen / "manifest.json", root, dict)
+
+        def damaged(what: str) -> IndexError_:
+            return IndexError_(f"the index at {root} is damaged ({what}). Rebuild it: {rebuild_command(manifest, root)}")
         if manifest.get("format") != FORMAT:
-            raise IndexError_(f"the index at {root} has format {manifest.get('format')}, this citebot reads {FORMAT}. "
-                              f"Rebuild it: {rebuild_command(manifest, root)}")
-        with open(gen / "chunks.jsonl", encoding="utf-8") as f:
-            chunks = [Chunk.from_dict(json.loads(line)) for line in f if line.strip()]
-        vectors = np.load(gen / "embeddings.npy")
-        if vectors.shape[0] != len(chunks):
-            raise IndexError_(f"the index at {root} is damaged ({len(chunks)} chunks, {vectors.shape[0]} vectors). "
-                              f"Rebuild it: {rebuild_command(manifest, root)}")
-        return cls(chunks, vectors, manifest)
+            raise IndexError_(f"the index at {root} has format {manifest.get('format')!r}, this citebot reads "
+                              f"{FORMAT}. Rebuild it: {rebuild_command(manifest, root)}")
+        rows = _json(gen / "rows.json", root, dict, manifest)
+        n = manifest.get("n_chunks")
+        cols = ("ids", "status", "audience", "lang", "tenant", "offsets")
+        if not isinstance(n, int) or any(not isinstance(rows.get(c), list) or len(rows[c]) != n for c in cols):
+            raise damaged("rows.json does not match the manifest")
+        try:
+            vectors = np.load(gen / "embeddings.npy", mmap_mode="r")
+            postings = bm25.Postings.load(gen / "postings.npz", gen / "terms.txt")
+        except FileNotFoundError:
+            raise
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+            raise damaged(f"{type(e).__name__} reading its arrays") from None
+        dim = manifest.get("embed_dim")
+        if vectors.ndim != 2 or vectors.shape[0] != n or (dim is not None and vectors.shape[1] != dim):
+            raise damaged(f"embeddings.npy holds {vectors.shape}, the manifest says {n} x {dim}")
+        if postings.n_docs != n or (gen / "chunks.jsonl").stat().st_size < (rows["offsets"][-1] if n else 0):
+            raise damaged("postings or chunks.jsonl do not match the manifest")
+        return cls(None, vectors, manifest, matrix=postings, rows=rows, chunks_path=gen / "chunks.jsonl")
 
     def save(self, root: str | Path) -> Path:
+        """Write a new generation and switch to it; the caller holds the
+        writer lock.  Keeps the generation that was live until now."""
         root = Path(root)
         root.mkdir(parents=True, exist_ok=True)
+        try:
+            previous = self.live_dir(root)
+        except IndexError_:
+            previous = None  # a damaged pointer is being replaced
         gen = root / f"gen-{time.time_ns()}"
         tmp = gen.with_name(gen.name + ".tmp")
         tmp.mkdir()
         try:
             self._write(tmp)
+            os.replace(tmp, gen)
+            pointer = root / "CURRENT.tmp"
+            pointer.write_text(gen.name, encoding="ascii")
+            _fsync(pointer)
+            os.replace(pointer, root / "CURRENT")  # the atomic switch
+            _fsync(root)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)  # the live generation is untouched
             raise
-        os.replace(tmp, gen)
-        pointer = root / "CURRENT.tmp"
-        pointer.write_text(gen.name, encoding="utf-8")
-        os.replace(pointer, root / "CURRENT")  # the atomic switch
-        for old in root.glob("gen-*"):
-            if old != gen:
+        for old in root.iterdir():  # older generations and the leftovers of crashed writers
+            if old.name.startswith("gen-") and old not in (gen, previous):
                 shutil.rmtree(old, ignore_errors=True)
         return gen
 
     def _write(self, tmp: Path) -> None:
-        with open(tmp / "chunks.jsonl", "w", encoding="utf-8") as f:
-            for c in self._chunks:
-                f.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
-        np.save(tmp / "embeddings.npy", self._vectors.astype(np.float32))
-        (tmp / "bm25.json").write_text(json.dumps(self._bm25.stats(), ensure_ascii=False), encoding="utf-8")
-        (tmp / "manifest.json").write_text(json.dumps(self.manifest, indent=2, ensure_ascii=False), encoding="utf-8")
+        offsets = []
+        with open(tmp / "chunks.jsonl", "wb") as f:
+            for c in self._get_rows(range(len(self))):
+                offsets.append(f.tell())
+                f.write((json.dumps(c.to_dict(), ensure_ascii=False) + "\n").encode("utf-8"))
+        rows = {k: self._rows[k] for k in ("ids", "status", "audience", "lang", "tenant")}
+        (tmp / "rows.json").write_text(json.dumps(dict(rows, offsets=offsets), ensure_ascii=False), encoding="utf-8")
+        self._postings.save(tmp / "postings.npz", tmp / "terms.txt")
+        np.save(tmp / "embeddings.npy", np.asarray(self._vectors, dtype=np.float32))
+        manifest = dict(self.manifest, n_chunks=len(self))
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
         for p in tmp.iterdir():  # make the bytes durable before the switch
-            with open(p, "rb") as f:
-                os.fsync(f.fileno())
+            _fsync(p)
+
+
+def known_manifest(root: Path) -> dict:
+    """The newest readable manifest of any generation (the rebuild command
+    names its folder even when CURRENT itself is damaged); {} if none."""
+    for gen in sorted(root.glob("gen-*"), reverse=True):
+        try:
+            m = json.loads((gen / "manifest.json").read_bytes())
+            if isinstance(m, dict) and "source_folder" in m:
+                return m
+        except (OSError, ValueError):
+            continue
+    return {}
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _json(path: Path, root: Path, kind: type, manifest: dict | None = None):
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError) as e:
+        raise IndexError_(f"the index at {root} is damaged ({path.name}: {type(e).__name__}). "
+                          f"Rebuild it: {rebuild_command(manifest or {}, root)}") from None
+    if not isinstance(data, kind):
+        raise IndexError_(f"the index at {root} is damaged ({path.name} is not a JSON {kind.__name__}). "
+                          f"Rebuild it: {rebuild_command(manifest or {}, root)}")
+    return data
+
+
+def _chunk(line: bytes, path: Path, manifest: dict) -> Chunk:
+    try:
+        d = json.loads(line)
+        return Chunk.from_dict(d)
+    except (ValueError, TypeError, AttributeError):
+        root = path.parent.parent
+        raise IndexError_(f"the index at {root} is damaged (a line of chunks.jsonl is cut or lacks a field). "
+                          f"Rebuild it: {rebuild_command(manifest, root)}") from None

@@ -26,7 +26,7 @@ import numpy as np
 
 from citebot.schema import Chunk, Hit, Scope
 
-FORMAT = 1
+FORMAT = 2  # 2: BM25 postings and rows stored at ingest, no bm25.json
 CHUNKER_VERSION = 2  # 2: documentation markup (anchors, admonitions, includes, HTML) read as rendered
 ANALYZER = "citebot-2"
 

@@ -1,72 +1,149 @@
-"""BM25 scoring: rank-bm25's ``BM25Okapi`` with Lucene's idf.
+"""BM25 over a term x chunk matrix built once at ingest: pure functions.
 
-idf = ``log(1 + (N - n + 0.5) / (n + 0.5))``.  rank-bm25's own Okapi idf is
-``log((N - n + 0.5) / (n + 0.5))``: zero for a term in exactly half the
-chunks and negative above that (floored to ``epsilon * mean idf`` only when
-negative), so such a term would add nothing to a match; Lucene's form is
-positive for every n, which also makes "score > 0" mean "matches a term".
-Defaults k1 = 1.2, b = 0.75 (Lucene's).
+Score (Okapi BM25, as rank-bm25's ``BM25Okapi`` computes it, every query
+term occurrence counted): sum over query terms t of
+``idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))``, with
+Lucene's idf ``log(1 + (N - n + 0.5) / (n + 0.5))``.  rank-bm25's own Okapi
+idf is ``log((N - n + 0.5) / (n + 0.5))``: zero for a term in exactly half
+the chunks and negative above that, so such a term would add nothing to a
+match; Lucene's form is positive for every n, which also makes "score > 0"
+mean "matches a term".  Defaults k1 = 1.2, b = 0.75 (Lucene's).
+
+The matrix is stored in CSR form (per term: the rows holding it, ascending,
+and the term's count in each), so a query costs the postings of its terms,
+not a pass over every chunk.  rank-bm25 stays the reference:
+``reference_scores`` computes the same scores with it, and the tests hold
+the fast path to it.
 """
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
-from rank_bm25 import BM25Okapi
+
+from citebot.search import analyzer
 
 VARIANT = "okapi-lucene-idf"
-
-
-class LuceneBM25(BM25Okapi):
-
-    """BM25Okapi whose idf is positive for every document frequency."""
-
-    def _calc_idf(self, nd):
-        self.average_idf = 0.0
-        for word, freq in nd.items():
-            self.idf[word] = idf(self.corpus_size, freq)
 
 
 def idf(n_docs: int, df: int) -> float:
     return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
 
 
-class BM25Index:
-    """BM25 statistics over every chunk; searches score only allowed rows."""
+@dataclass(frozen=True)
+class Postings:
+    terms: list[str]  # term i
+    term_id: dict[str, int]
+    indptr: np.ndarray  # int64 [V + 1]: term i's postings are [indptr[i], indptr[i + 1])
+    rows: np.ndarray  # int32 [nnz], ascending within a term
+    tf: np.ndarray  # uint32 [nnz]
+    dl: np.ndarray  # float64 [N]: each chunk's number of terms
 
-    def __init__(self, tokenized: list[list[str]], k1: float = 1.2, b: float = 0.75):
-        self.k1, self.b = k1, b
-        self.n = len(tokenized)
-        self._bm25 = LuceneBM25(tokenized or [[]], k1=k1, b=b) if tokenized else None
+    @property
+    def n_docs(self) -> int:
+        return len(self.dl)
 
-    def stats(self) -> dict:
-        """Plain, inspectable statistics (saved as bm25.json)."""
-        if self._bm25 is None:
-            return {"variant": VARIANT, "k1": self.k1, "b": self.b, "n": 0, "avgdl": 0, "df": {}}
-        df = {t: sum(1 for d in self._bm25.doc_freqs if t in d) for t in sorted(self._bm25.idf)}
-        return {"variant": VARIANT, "k1": self.k1, "b": self.b, "n": self.n,
-                "avgdl": self._bm25.avgdl, "df": df}
+    @property
+    def avgdl(self) -> float:
+        return float(self.dl.sum()) / len(self.dl) if len(self.dl) else 0.0
 
-    def term_idf(self, term: str) -> float:
-        if self._bm25 is None:
-            return 0.0
-        return self._bm25.idf.get(term, idf(self.n, 0))
+    def rows_of(self, term: str) -> np.ndarray:
+        i = self.term_id.get(term)
+        return self.rows[self.indptr[i]:self.indptr[i + 1]] if i is not None else self.rows[:0]
 
-    def contains(self, row: int, term: str) -> bool:
-        return self._bm25 is not None and term in self._bm25.doc_freqs[row]
+    @classmethod
+    def from_counts(cls, counts: Sequence[Mapping[str, int]]) -> Postings:
+        """From each chunk's term counts, in row order."""
+        vocab = sorted({t for c in counts for t in c})
+        term_id = {t: i for i, t in enumerate(vocab)}
+        nnz = sum(len(c) for c in counts)
+        tids = np.empty(nnz, dtype=np.int64)
+        rows = np.empty(nnz, dtype=np.int32)
+        tf = np.empty(nnz, dtype=np.uint32)
+        pos = 0
+        for r, c in enumerate(counts):
+            n = len(c)
+            tids[pos:pos + n] = [term_id[t] for t in c]
+            rows[pos:pos + n] = r
+            tf[pos:pos + n] = list(c.values())
+            pos += n
+        order = np.argsort(tids, kind="stable")  # rows stay ascending within a term
+        indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(tids, minlength=len(vocab)), out=indptr[1:])
+        dl = np.array([sum(c.values()) for c in counts], dtype=np.float64)
+        return cls(vocab, term_id, indptr, rows[order], tf[order], dl)
 
-    def rows_holding(self, term: str) -> list[int]:
-        """Rows whose chunk holds this analyzed term."""
-        if self._bm25 is None:
-            return []
-        return [i for i, d in enumerate(self._bm25.doc_freqs) if term in d]
+    @classmethod
+    def build(cls, texts: Sequence[str]) -> Postings:
+        return cls.from_counts([Counter(analyzer.analyze(t)) for t in texts])
 
-    def search(self, terms: list[str], rows: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """Top-k (row, score) among ``rows`` with score > 0; ties by row."""
-        if self._bm25 is None or not terms or len(rows) == 0:
-            return []
-        scores = np.asarray(self._bm25.get_batch_scores(terms, rows.tolist()), dtype=float)
-        keep = scores > 0  # a zero score matched no query term: not a hit
-        rows, scores = rows[keep], scores[keep]
-        order = np.lexsort((rows, -scores))[:k]
-        return [(int(rows[i]), float(scores[i])) for i in order]
+    def counts(self) -> list[dict[str, int]]:
+        """Each chunk's term counts (what ``from_counts`` was given)."""
+        out: list[dict[str, int]] = [{} for _ in range(self.n_docs)]
+        term_of = np.repeat(np.arange(len(self.terms)), np.diff(self.indptr))
+        for t, r, f in zip(term_of.tolist(), self.rows.tolist(), self.tf.tolist()):
+            out[r][self.terms[t]] = f
+        return out
+
+    def save(self, npz: Path, terms: Path) -> None:
+        np.savez(npz, indptr=self.indptr, rows=self.rows, tf=self.tf, dl=self.dl)
+        terms.write_text("\n".join(self.terms), encoding="utf-8")
+
+    @classmethod
+    def load(cls, npz: Path, terms: Path) -> Postings:
+        with np.load(npz, allow_pickle=False) as z:
+            indptr, rows, tf, dl = z["indptr"], z["rows"], z["tf"], z["dl"]
+        text = terms.read_text(encoding="utf-8")
+        vocab = text.split("\n") if text else []
+        if len(indptr) != len(vocab) + 1 or indptr[-1] != len(rows) or len(tf) != len(rows) \
+                or (len(rows) and (rows.min() < 0 or rows.max() >= len(dl))):
+            raise ValueError("postings do not fit together")
+        return cls(vocab, {t: i for i, t in enumerate(vocab)}, indptr, rows, tf, dl)
+
+
+def scores(p: Postings, terms: Sequence[str], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """BM25 of every chunk for the query ``terms`` (float64 [N])."""
+    out = np.zeros(p.n_docs, dtype=np.float64)
+    avgdl = p.avgdl
+    for t in terms:  # every occurrence counts, as in rank-bm25
+        i = p.term_id.get(t)
+        if i is None:
+            continue
+        lo, hi = p.indptr[i], p.indptr[i + 1]
+        rows, f = p.rows[lo:hi], p.tf[lo:hi].astype(np.float64)
+        weight = idf(p.n_docs, int(hi - lo))
+        out[rows] += weight * (f * (k1 + 1) / (f + k1 * (1 - b + b * p.dl[rows] / avgdl)))
+    return out
+
+
+def top_k(p: Postings, terms: Sequence[str], allowed: np.ndarray, k: int, k1: float = 1.2,
+          b: float = 0.75) -> list[tuple[int, float]]:
+    """Top-k (row, score) among the ``allowed`` rows with score > 0 (a zero
+    score matched no query term: not a hit); ties by row."""
+    if not terms or p.n_docs == 0:
+        return []
+    s = scores(p, terms, k1, b)
+    rows = np.flatnonzero((s > 0) & allowed)
+    if len(rows) > k:
+        rows = rows[np.argpartition(-s[rows], k - 1)[:k]]
+    order = np.lexsort((rows, -s[rows]))
+    return [(int(rows[j]), float(s[rows[j]])) for j in order]
+
+
+def reference_scores(tokenized: Sequence[Sequence[str]], query: Sequence[str], rows: Sequence[int],
+                     k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """The same scores from rank-bm25 (with Lucene's idf), for the tests and bench.py."""
+    from rank_bm25 import BM25Okapi
+
+    class LuceneBM25(BM25Okapi):
+        def _calc_idf(self, nd):
+            self.average_idf = 0.0
+            for word, freq in nd.items():
+                self.idf[word] = idf(self.corpus_size, freq)
+
+    ref = LuceneBM25([list(t) for t in tokenized], k1=k1, b=b)
+    return np.asarray(ref.get_batch_scores(list(query), list(rows)), dtype=np.float64)
