@@ -47,6 +47,12 @@ def count(text: str) -> int:
     return len(encoding().encode(text, disallowed_special=()))
 
 
+def windows(text: str, size: int) -> list[str]:
+    """``text`` cut into pieces of at most ``size`` tokens (tokenised once)."""
+    ids = encoding().encode(text, disallowed_special=())
+    return [encoding().decode(ids[i:i + size]) for i in range(0, len(ids), size)] or [""]
+
+
 def truncate(text: str, limit: int) -> str:
     ids = encoding().encode(text, disallowed_special=())
     return text if len(ids) <= limit else encoding().decode(ids[:limit])

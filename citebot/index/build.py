@@ -1,28 +1,34 @@
 """Build or update an index from a folder of documents.
 
 Re-running on the same folder re-embeds only chunks whose text changed,
-drops the chunks of deleted files, and reports what it added, changed and
-removed.  Unreadable or unsupported files are reported and skipped.
+re-analyses only new text, drops the chunks of deleted files, and reports
+what it added, changed and removed; an unchanged folder writes nothing and
+loads no model.  Unreadable or unsupported files, links that lead out of the
+folder and folders that cannot be listed are reported and skipped.  One
+writer at a time holds the index's lock.  Embeddings are checkpointed as they
+are made, so an interrupted ingest of a big folder resumes where it stopped.
 """
 from __future__ import annotations
 
 import fnmatch
 import hashlib
-import sys
-import time
-from collections.abc import Sequence
+import os
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from citebot import cli
 from citebot.config import Config
-from citebot.index import chunker, documents
+from citebot.index import chunker, documents, lock
 from citebot.index.local import LocalIndex
-from citebot.index.store import IndexError_, check_compatible, settings_stamp
-from citebot.schema import Chunk, Scope
-from citebot.search import models
+from citebot.index.progress import Progress
+from citebot.index.store import IndexError_, check_compatible, expected_stamp, settings_stamp
+from citebot.schema import Chunk
+from citebot.search import analyzer, models
+
+EMBED_BATCH = 256
 
 
 @dataclass
@@ -35,6 +41,7 @@ class Report:
     chunks: int = 0
     embedded: int = 0
     reused: int = 0
+    written: bool = False  # False: nothing changed, the index was left as it was
     seconds: float = 0.0
     index_bytes: int = 0
 
@@ -42,22 +49,41 @@ class Report:
         return (f"files: {len(self.added)} added, {len(self.changed)} changed, {len(self.removed)} removed, "
                 f"{self.unchanged} unchanged, {len(self.skipped)} skipped; chunks: {self.chunks} "
                 f"({self.embedded} embedded, {self.reused} reused); {self.seconds:.1f}s, "
-                f"{self.index_bytes / 1024:.0f} KiB")
+                f"{self.index_bytes / 1024:.0f} KiB" + ("" if self.written else "; nothing changed"))
 
 
-def discover(folder: Path, include: Sequence[str] = ()) -> list[Path]:
+def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = False,
+             skipped: list[tuple[str, str]] | None = None) -> list[Path]:
     """Files under ``folder`` (hidden ones skipped); with ``include``, only
-    those whose path relative to the folder matches one of the globs
-    ("en/*" takes everything under en/)."""
+    those whose path relative to the folder matches one of the globs ("en/*"
+    takes everything under en/).  A link that resolves outside the folder is
+    skipped unless ``follow_links``; so is a folder that cannot be listed."""
+    skipped = skipped if skipped is not None else []
+    root = folder.resolve()
     found = []
-    for p in sorted(folder.rglob("*")):
-        rel = p.relative_to(folder)
-        if not p.is_file() or any(part.startswith(".") for part in rel.parts):
-            continue
-        if include and not any(fnmatch.fnmatch(rel.as_posix(), g) for g in include):
-            continue
-        found.append(p)
-    return found
+
+    def unreadable(e: OSError) -> None:
+        where = Path(e.filename).relative_to(folder).as_posix() if e.filename else "?"
+        skipped.append((where + "/", f"folder cannot be listed: {e.strerror}"))
+    for dirpath, dirnames, filenames in os.walk(folder, onerror=unreadable, followlinks=follow_links):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            p = Path(dirpath) / name
+            rel = p.relative_to(folder)
+            if any(part.startswith(".") for part in rel.parts):
+                continue
+            try:
+                rel.as_posix().encode("utf-8")
+            except UnicodeEncodeError:
+                skipped.append((ascii(rel.as_posix()), "file name is not valid UTF-8; rename it"))
+                continue
+            if include and not any(fnmatch.fnmatch(rel.as_posix(), g) for g in include):
+                continue
+            if p.is_symlink() and not follow_links and not p.resolve().is_relative_to(root):
+                skipped.append((rel.as_posix(), "a link to a file outside the folder (--follow-links reads it)"))
+                continue
+            found.append(p)
+    return sorted(found)
 
 
 def text_key(c: Chunk) -> str:
@@ -70,29 +96,36 @@ class _Previous:
     sources: dict = field(default_factory=dict)  # rel path -> {"sha1", "chunks"}
     by_source: dict[str, list[Chunk]] = field(default_factory=dict)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)  # text key -> vector
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)  # text key -> analysed term counts
+    manifest: dict = field(default_factory=dict)
+    n_chunks: int = 0
 
 
-def _previous(cfg: Config, stamp: dict, rebuild: bool) -> _Previous:
+def _previous(cfg: Config, rebuild: bool) -> _Previous:
+    """The live index, checked against the settings; nothing when rebuilding
+    (whatever state the old index is in, --rebuild replaces it)."""
     if rebuild or LocalIndex.live_dir(Path(cfg.index)) is None:
         return _Previous()
     old = LocalIndex.load(cfg.index)
-    check_compatible(old.manifest, stamp, cfg.index)
-    prev = _Previous(old.manifest.get("sources", {}))
-    chunks = list(old.scan(Scope.everything()))
-    vecs = old.vectors([c.id for c in chunks])
+    check_compatible(old.manifest, expected_stamp(cfg), cfg.index)
+    chunks, vecs, counts = old.contents()
+    prev = _Previous(old.manifest.get("sources", {}), manifest=old.manifest, n_chunks=len(chunks))
     for i, c in enumerate(chunks):
         prev.by_source.setdefault(c.source, []).append(c)
-        if vecs is not None:
-            prev.vectors[text_key(c)] = vecs[i]
+        key = text_key(c)
+        prev.counts[key] = counts[i]
+        if vecs.shape[0]:
+            prev.vectors[key] = vecs[i]
     return prev
 
 
-def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report,
-                 include: Sequence[str]) -> tuple[list[Chunk], dict]:
+def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report, paths: list[Path],
+                 progress: Progress) -> tuple[list[Chunk], dict]:
     chunks: list[Chunk] = []
     sources: dict[str, dict] = {}
-    for path in discover(folder, include):
+    for path in paths:
         rel = path.relative_to(folder).as_posix()
+        progress.file(rel)
         if path.suffix.lower() not in documents.SUFFIXES:
             report.skipped.append((rel, f"unsupported file type {path.suffix or '(none)'}"))
             continue
@@ -115,42 +148,122 @@ def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report,
             (report.changed if known else report.added).append(rel)
         sources[rel] = {"sha1": digest, "chunks": len(doc_chunks)}
         chunks.extend(doc_chunks)
+        progress.chunks(len(chunks))
     return chunks, sources
 
 
-def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None,
-           include: Sequence[str] = ()) -> Report:
-    t0 = time.perf_counter()
+def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None, include: Sequence[str] = (),
+           follow_links: bool = False, wait: bool = True, log: Callable[[str], None] | None = None) -> Report:
+    """Build or update the index at ``cfg.index`` from ``folder``; ``log``
+    receives warnings (default: stderr, with a progress line on a terminal)."""
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise IndexError_(f"{folder} is not a folder; give the folder that holds your documents")
-    emb = embedder or models.embedder(cfg.embed_model)
-    stamp = settings_stamp(cfg, emb.name, emb.dim)
-    prev = _previous(cfg, stamp, rebuild)
+    progress = Progress(log)
+    with lock.writer(cfg.index, wait=wait, log=progress.warn):
+        report = _ingest(folder, cfg, rebuild, embedder, list(include), follow_links, progress)
+    progress.done()
+    return report
 
+
+def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[str], follow_links: bool,
+            progress: Progress) -> Report:
     report = Report()
-    chunks, sources = _read_folder(folder, cfg, prev, report, include)
+    prev = _previous(cfg, rebuild)
+    paths = discover(folder, include, follow_links, report.skipped)
+    progress.start(len(paths))
+    chunks, sources = _read_folder(folder, cfg, prev, report, paths, progress)
     report.removed = sorted(set(prev.sources) - set(sources))
     for rel, why in report.skipped:
-        cli.warn(f"skipped {rel}: {why}")
+        progress.warn(f"skipped {rel}: {why}")
+    if not sources and prev.n_chunks:
+        raise IndexError_(f"{folder} holds no readable documents, but the index at {cfg.index} holds "
+                          f"{prev.n_chunks} chunks; nothing was changed. To empty the index, ingest with --rebuild")
     if not sources:
-        cli.warn(f"no readable documents under {folder}; citebot reads {', '.join(documents.SUFFIXES)} "
-                 "(the index is empty, so every question will be refused)")
-
-    # Embed only text we have not embedded before.
+        progress.warn(f"no readable documents under {folder}; citebot reads {', '.join(documents.SUFFIXES)} "
+                      "(the index is empty, so every question will be refused)")
+    same_place = prev.manifest.get("source_folder") == str(folder) and prev.manifest.get("include", []) == include
+    if prev.manifest and same_place and not (report.added or report.changed or report.removed):
+        report.chunks = report.reused = len(chunks)
+        report.seconds = progress.elapsed()
+        return report  # nothing changed: no model to load, nothing to write
     keys = [text_key(c) for c in chunks]
-    todo = sorted({k: c.search_text for k, c in zip(keys, chunks) if k not in prev.vectors}.items())
-    fresh = emb.encode([t for _, t in todo], progress=len(todo) > 64 and sys.stderr.isatty())
-    vec_of = dict(prev.vectors)
-    vec_of.update({k: fresh[i] for i, (k, _) in enumerate(todo)})
-    vectors = np.stack([vec_of[k] for k in keys]) if chunks else np.zeros((0, emb.dim), np.float32)
-    report.chunks, report.embedded = len(chunks), len(todo)
-    new_keys = {k for k, _ in todo}
-    report.reused = sum(1 for k in keys if k not in new_keys)
-
-    manifest = dict(stamp, source_folder=str(folder), include=list(include), sources=sources, n_chunks=len(chunks),
-                    built=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-    gen = LocalIndex(chunks, vectors, manifest).save(cfg.index)
+    vectors, emb = _vectors(cfg, chunks, keys, prev, embedder, report, progress)
+    counts = [prev.counts.get(k) or Counter(analyzer.analyze(c.search_text)) for k, c in zip(keys, chunks)]
+    stamp = settings_stamp(cfg, emb.name if emb else prev.manifest["embed_model"],
+                           emb.dim if emb else prev.manifest["embed_dim"])
+    manifest = dict(stamp, source_folder=str(folder), include=include, sources=sources)
+    try:
+        gen = LocalIndex(chunks, vectors, manifest, counts=counts).save(cfg.index)
+    except OSError as e:
+        raise IndexError_(f"could not write the index at {cfg.index} ({e.strerror or e}); "
+                          "the previous index is untouched") from None
+    _Checkpoint(Path(cfg.index)).clear()
+    report.written = True
     report.index_bytes = sum(p.stat().st_size for p in gen.iterdir())
-    report.seconds = time.perf_counter() - t0
+    report.seconds = progress.elapsed()
     return report
+
+
+def _vectors(cfg: Config, chunks: list[Chunk], keys: list[str], prev: _Previous, embedder, report: Report,
+             progress: Progress):
+    """Every chunk's vector: reused, checkpointed by an interrupted run, or
+    embedded now (the model is loaded only when something needs embedding)."""
+    ckpt = _Checkpoint(Path(cfg.index))
+    known = dict(prev.vectors)
+    todo_keys = [k for k in dict.fromkeys(keys) if k not in known]
+    emb = None
+    if todo_keys or not prev.manifest:
+        emb = embedder or models.embedder(cfg.embed_model)
+        dim = prev.manifest.get("embed_dim")
+        if dim is not None and dim != emb.dim:
+            raise IndexError_(f"the index holds {dim}-dimensional vectors but {emb.name} makes {emb.dim}; "
+                              "rebuild it with --rebuild")
+        known.update(ckpt.load(emb.name, emb.dim))
+    text_of = dict(zip(keys, (c.search_text for c in chunks)))
+    todo = [k for k in todo_keys if k not in known]
+    progress.embedding(len(todo))
+    for i in range(0, len(todo), EMBED_BATCH):
+        batch = todo[i:i + EMBED_BATCH]
+        assert emb is not None
+        fresh = np.asarray(emb.encode([text_of[k] for k in batch]), dtype=np.float32)
+        ckpt.save(emb.name, batch, fresh)
+        known.update(zip(batch, fresh))
+        progress.embedded(len(batch))
+    report.chunks, report.embedded = len(chunks), len(todo)
+    fresh_keys = set(todo)
+    report.reused = sum(1 for k in keys if k not in fresh_keys)
+    dim = emb.dim if emb else prev.manifest["embed_dim"]
+    vectors = np.stack([known[k] for k in keys]).astype(np.float32) if chunks else np.zeros((0, dim), np.float32)
+    return vectors, emb
+
+
+class _Checkpoint:
+    """Embeddings made by a run that may not finish: INDEX/.partial/*.npz,
+    one file per batch, cleared once the index is written."""
+
+    def __init__(self, root: Path):
+        self.dir = root / ".partial"
+
+    def load(self, model: str, dim: int) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for f in sorted(self.dir.glob("*.npz")) if self.dir.is_dir() else []:
+            try:
+                with np.load(f, allow_pickle=False) as z:
+                    if str(z["model"]) == model and z["vectors"].shape[1:] == (dim,):
+                        out.update(zip(z["keys"].tolist(), z["vectors"]))
+            except (OSError, ValueError, KeyError):
+                continue  # a batch cut off by the interruption: embed it again
+        return out
+
+    def save(self, model: str, keys: list[str], vectors: np.ndarray) -> None:
+        self.dir.mkdir(exist_ok=True)
+        tmp = self.dir / f"{keys[0]}.tmp.npz"
+        np.savez(tmp, model=np.array(model), keys=np.array(keys), vectors=vectors)
+        os.replace(tmp, self.dir / f"{keys[0]}.npz")
+
+    def clear(self) -> None:
+        if self.dir.is_dir():
+            for f in self.dir.iterdir():
+                f.unlink(missing_ok=True)
+            self.dir.rmdir()

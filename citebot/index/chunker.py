@@ -102,6 +102,9 @@ def _split_table(block: Block, budget: int) -> list[Block]:
 
 
 def _split_paragraph(block: Block, budget: int) -> list[Block]:
+    """Sentences packed up to the budget; a sentence longer than the budget
+    is cut into budget-sized token windows, each tokenised once (linear in
+    the text, however long a run without sentence breaks)."""
     sentences = [s for s in _SENTENCE_END.split(block.text) if s.strip()]
     out: list[str] = []
     group: list[str] = []
@@ -112,10 +115,9 @@ def _split_paragraph(block: Block, budget: int) -> list[Block]:
             out.append(" ".join(group))
             group, cost = [], 0
         if c > budget:  # one giant "sentence": cut by tokens
-            while tokens.count(s) > budget:
-                head = tokens.truncate(s, budget)
-                out.append(head)
-                s = s[len(head):].strip()
+            pieces = tokens.windows(s, budget)
+            out.extend(p.strip() for p in pieces[:-1])
+            s = pieces[-1].strip()
             c = tokens.count(s)
         group.append(s)
         cost += c

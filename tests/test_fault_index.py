@@ -1,0 +1,149 @@
+"""Concurrent writers, readers racing a writer, and every kind of index damage:
+nothing lost, nothing crashes, and the advised command works."""
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from citebot.config import Config
+from citebot.index import lock
+from citebot.index.local import LocalIndex
+from citebot.index.store import IndexError_
+from citebot.schema import Scope
+
+from conftest import ROOT, write
+
+WORKER = str(ROOT / "tests" / "ingest_worker.py")
+sys.path.insert(0, str(ROOT / "tests"))
+from ingest_worker import HashEmbedder  # noqa: E402
+
+
+def docs(tmp_path: Path, n: int = 6, name: str = "docs") -> Path:
+    folder = tmp_path / name
+    for i in range(n):
+        write(folder / f"d{i}.md", f"# Page {i}\n\nRefund rule number {i} for tents and stoves.\n")
+    return folder
+
+
+def worker(*args) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, WORKER, *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_two_ingests_at_once_never_lose_the_index(tmp_path):
+    folder, index = docs(tmp_path), tmp_path / "idx"
+    trials = 15
+    for trial in range(trials):
+        procs = [worker(folder, index, "--rebuild"), worker(folder, index, "--rebuild")]
+        results = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
+        assert all(rc == 0 for rc, _ in results), (trial, results)
+        idx = LocalIndex.load(index)  # CURRENT names a generation that is there
+        assert len(idx) == 6 and {c.source for c in idx.scan(Scope.everything())} == {f"d{i}.md" for i in range(6)}
+        assert len(list(index.glob("gen-*"))) <= 2  # the live one and the one before it
+
+
+def test_a_later_incremental_ingest_is_not_overwritten_by_an_older_rebuild(tmp_path):
+    folder, index = docs(tmp_path), tmp_path / "idx"
+    assert worker(folder, index).wait(timeout=120) == 0
+    for trial in range(5):
+        marker = tmp_path / f"embedding{trial}"
+        slow = worker(folder, index, "--rebuild", "--sleep", "1", "--marker", marker)  # holds the lock as it embeds
+        while not marker.exists():  # the rebuild has listed the folder: the new file is not in it
+            assert slow.poll() is None, slow.stderr.read()
+            time.sleep(0.02)
+        new = folder / f"new{trial}.md"
+        write(new, f"# New {trial}\n\nAdded while a rebuild runs.\n")
+        quick = worker(folder, index)  # waits for the rebuild, then adds the file
+        assert slow.wait(timeout=120) == 0 and quick.wait(timeout=120) == 0
+        sources = {c.source for c in LocalIndex.load(index).scan(Scope.everything())}
+        assert new.name in sources, (trial, sources)
+
+
+def test_readers_never_crash_while_writers_switch_generations(tmp_path):
+    folder, index = docs(tmp_path), tmp_path / "idx"
+    assert worker(folder, index).wait(timeout=120) == 0
+    reader = worker(folder, index, "--search", "400")
+    for i in range(20):  # 20 switches while the reader loads and searches 400 times
+        write(folder / "d0.md", f"# Page 0\n\nRefund rule, version {i}.\n")
+        assert worker(folder, index).wait(timeout=120) == 0
+    assert reader.wait(timeout=300) == 0, reader.stderr.read()
+
+
+def test_a_second_writer_that_will_not_wait_is_told_who_holds_the_lock(tmp_path):
+    index = tmp_path / "idx"
+    with lock.writer(index):
+        with pytest.raises(IndexError_, match=r"is being written by pid \d+"):
+            with lock.writer(index, wait=False):
+                pass
+    with lock.writer(index, wait=False):  # released
+        pass
+
+
+def build(tmp_path) -> tuple[Path, Config, Path]:
+    from citebot.index.build import ingest
+    folder = docs(tmp_path)
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    return folder, cfg, LocalIndex.live_dir(Path(cfg.index))
+
+
+def cut_chunks(gen):
+    data = (gen / "chunks.jsonl").read_bytes()
+    (gen / "chunks.jsonl").write_bytes(data[: len(data) - 30])
+
+
+DAMAGE = {
+    "chunks.jsonl cut mid-line": cut_chunks,
+    "chunks.jsonl empty": lambda gen: (gen / "chunks.jsonl").write_bytes(b""),
+    "a chunk line lacks a field": lambda gen: (gen / "chunks.jsonl").write_text(
+        "\n".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "text"})
+                  for line in (gen / "chunks.jsonl").read_text().splitlines()) + "\n"),
+    "embeddings.npy missing": lambda gen: (gen / "embeddings.npy").unlink(),
+    "embeddings.npy garbage": lambda gen: (gen / "embeddings.npy").write_bytes(b"not numpy at all"),
+    "embeddings.npy wrong size": lambda gen: np.save(gen / "embeddings.npy", np.zeros((2, 8), np.float32)),
+    "embeddings.npy wrong dimension": lambda gen: np.save(gen / "embeddings.npy", np.zeros((6, 5), np.float32)),
+    "manifest.json bad": lambda gen: (gen / "manifest.json").write_text("{not json"),
+    "manifest.json a list": lambda gen: (gen / "manifest.json").write_text("[1, 2]"),
+    "format from another citebot": lambda gen: (gen / "manifest.json").write_text(
+        json.dumps(dict(json.loads((gen / "manifest.json").read_text()), format=99))),
+    "postings garbage": lambda gen: (gen / "postings.npz").write_bytes(b"PK\x03\x04 broken"),
+    "terms.txt missing": lambda gen: (gen / "terms.txt").unlink(),
+    "rows.json wrong length": lambda gen: (gen / "rows.json").write_text(json.dumps({"ids": []})),
+    "CURRENT binary": lambda gen: (gen.parent / "CURRENT").write_bytes(b"\xff\xfe\x00garbage"),
+    "CURRENT names nothing": lambda gen: (gen.parent / "CURRENT").write_text("gen-1"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_damage_is_a_message_with_a_rebuild_that_works(tmp_path, damage):
+    from citebot.index.build import ingest
+    folder, cfg, gen = build(tmp_path)
+    DAMAGE[damage](gen)
+    with pytest.raises(IndexError_) as e:
+        idx = LocalIndex.load(cfg.index)
+        list(idx.scan(Scope.everything()))  # chunk text is read on demand
+    msg = str(e.value)
+    assert "Rebuild it: python ingest.py" in msg or "no index at" in msg, msg
+    assert "--rebuild" in msg or "Build one first" in msg
+    if "Rebuild it" in msg and "manifest.json" not in damage:
+        assert str(folder) in msg  # the command names the folder, even when CURRENT is what broke
+    elif "Rebuild it" in msg:
+        assert "ingest.py FOLDER --index" in msg  # the manifest that named it is what broke
+    # The advised command works whatever state the index is in.
+    report = ingest(folder, cfg, rebuild=True, embedder=HashEmbedder(), log=lambda m: None)
+    assert report.written and len(LocalIndex.load(cfg.index)) == 6
+
+
+def test_an_incremental_ingest_refuses_vectors_of_another_dimension(tmp_path):
+    from citebot.index.build import ingest
+    folder, cfg, gen = build(tmp_path)
+    write(folder / "extra.md", "# Extra\n\nOne more page.\n")
+
+    class Other(HashEmbedder):
+        dim = 4
+    with pytest.raises(IndexError_, match="8-dimensional vectors but test/hash-8 makes 4"):
+        ingest(folder, cfg, embedder=Other(), log=lambda m: None)
