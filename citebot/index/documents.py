@@ -17,20 +17,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from citebot.index import markdown
+from citebot.index import markdown, metadata
+from citebot.index.metadata import UnreadableDocument
 
 # pypdf logs every oddity of a damaged file; we report one line per file instead.
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
-META_KEYS = ("title", "status", "audience", "lang", "tenant")
-DEFAULTS = {"status": "current", "audience": "public", "tenant": None}
-
-
-class UnreadableDocument(Exception):
-    """A file that cannot be read; the message says why."""
+split_front_matter = metadata.split_front_matter
 
 
 @dataclass
@@ -72,41 +66,9 @@ def guess_lang(text: str) -> str:
     return code if n / letters > 0.3 else "en"
 
 
-# --- front matter ------------------------------------------------------------
-def split_front_matter(text: str) -> tuple[dict, list[str], int]:
-    """Return (metadata, body lines, number of lines the front matter took)."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}, lines, 0
-    for i in range(1, len(lines)):
-        if lines[i].strip() in ("---", "..."):
-            try:
-                meta = yaml.safe_load("\n".join(lines[1:i])) or {}
-            except yaml.YAMLError as e:
-                raise UnreadableDocument(f"front matter is not valid YAML: {e}") from None
-            if not isinstance(meta, dict):
-                raise UnreadableDocument("front matter must be a YAML mapping (key: value lines)")
-            return meta, lines[i + 1:], i + 1
-    return {}, lines, 0
-
-
 def _finish_meta(meta: dict, blocks: list[Block], fallback_title: str) -> dict:
-    out = {k: meta.get(k) for k in META_KEYS}
-    for k, v in DEFAULTS.items():
-        if out[k] in (None, ""):
-            out[k] = v
-    for k in ("status", "audience", "lang"):
-        if out[k] is not None:
-            out[k] = str(out[k]).strip().lower()
-    if out["tenant"] is not None:
-        out["tenant"] = str(out["tenant"]).strip()
-    if not out["lang"]:
-        out["lang"] = guess_lang(" ".join(b.text for b in blocks[:50]))
-    if not out["title"]:
-        heading = next((b.text for b in blocks if b.kind == "heading"), None)
-        out["title"] = heading or fallback_title
-    out["title"] = str(out["title"]).strip()
-    return out
+    heading = next((b.text for b in blocks if b.kind == "heading"), None)
+    return metadata.finish(meta, guess_lang, " ".join(b.text for b in blocks[:50]), heading or fallback_title)
 
 
 # --- Markdown / text ---------------------------------------------------------
@@ -179,76 +141,122 @@ def load_text(path: Path, rel: str) -> Document:
     return Document(rel, "", _finish_meta(meta, blocks, first), blocks)
 
 
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"),
+         (b"\xfe\xff", "utf-16"), (b"\xef\xbb\xbf", "utf-8-sig"))
+
+
 def _read_text(path: Path) -> str:
     data = path.read_bytes()
-    if b"\x00" in data[:4096]:
+    encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), "utf-8")
+    if encoding == "utf-8" and b"\x00" in data[:4096]:
         raise UnreadableDocument("looks like a binary file, not text")
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(encoding)
     except UnicodeDecodeError:
-        raise UnreadableDocument("is not valid UTF-8 text; convert it to UTF-8 and ingest again") from None
+        raise UnreadableDocument(f"is not valid {encoding.upper().replace('-SIG', '')} text; "
+                                 "convert it to UTF-8 and ingest again") from None
 
 
 # --- HTML --------------------------------------------------------------------
 _BOILERPLATE = ("script", "style", "nav", "header", "footer", "aside", "noscript", "form", "iframe", "svg", "button")
 
 
+_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "table", "dt", "dd")
+_CONTAINERS = ("div", "section", "article", "main", "body", "html", "ul", "ol", "dl", "blockquote", "figure",
+               "figcaption", "details", "summary", "center", "br", "hr")
+
+
+def _html_meta(soup) -> dict:
+    """``<meta name=...>`` (names case-insensitive), ``<html lang>``, ``<title>``."""
+    raw: dict = {}
+    for tag in soup.find_all("meta"):
+        name = str(tag.get("name") or "").strip()
+        if name.lower() in metadata.META_KEYS:
+            if name.lower() in {k.lower() for k in raw}:
+                raise UnreadableDocument(f"line {tag.sourceline}: <meta name={name!r}> is given twice")
+            raw[name] = str(tag.get("content") or "")
+    meta = metadata.normalize(raw)
+    if soup.html and soup.html.get("lang") and "lang" not in meta:
+        meta["lang"] = str(soup.html["lang"]).split("-")[0].lower()
+    if soup.title and soup.title.string and "title" not in meta:
+        meta["title"] = soup.title.string.strip()
+    return meta
+
+
+def _html_block(tag) -> Block | None:
+    start = tag.sourceline or 1
+    end = start + str(tag).count("\n")
+    if tag.name[0] == "h" and tag.name[1:].isdigit():
+        text = " ".join(tag.get_text(" ").split())
+        return Block("heading", text, start, start, level=int(tag.name[1])) if text else None
+    if tag.name == "pre":
+        return Block("code", "```\n" + tag.get_text().strip("\n") + "\n```", start, end)
+    if tag.name == "table":
+        rows = []
+        for tr in tag.find_all("tr"):
+            cells = [" ".join(c.get_text(" ").split()) for c in tr.find_all(["th", "td"])]
+            rows.append("| " + " | ".join(cells) + " |")
+            if len(rows) == 1:
+                rows.append("|" + "---|" * len(cells))
+        return Block("table", "\n".join(rows), start, end) if rows else None
+    if tag.name == "li" and tag.find(["ul", "ol"]):
+        # Nested lists: keep only this item's own text (the inner items follow as their own).
+        text = " ".join(t.strip() for t in tag.find_all(string=True, recursive=False) if t.strip())
+    else:
+        text = " ".join(tag.get_text(" ").split())
+    return Block("para", ("- " if tag.name == "li" else "") + text, start, end) if text else None
+
+
+def _html_blocks(root) -> list[Block]:
+    """Blocks in reading order; text that sits in no block tag (in a bare
+    ``<div>``, ``<span>`` or ``<body>``) reads as paragraphs of its own."""
+    from bs4 import Comment, NavigableString, Tag
+
+    blocks: list[Block] = []
+    loose: list[str] = []
+    loose_line = [1]
+
+    def flush() -> None:
+        text = " ".join(" ".join(loose).split())
+        if text:
+            blocks.append(Block("para", text, loose_line[0], loose_line[0]))
+        loose.clear()
+
+    def walk(node) -> None:
+        for child in node.children:
+            if isinstance(child, Tag):
+                if child.name in _BLOCKS:
+                    flush()
+                    b = _html_block(child)
+                    if b is not None:
+                        blocks.append(b)
+                    if child.name == "li":  # a nested list's items are blocks of their own
+                        for inner in child.find_all(["ul", "ol"], recursive=False):
+                            walk(inner)
+                elif child.name in _CONTAINERS:
+                    flush()
+                    walk(child)
+                    flush()
+                else:
+                    walk(child)  # inline: its text joins the loose paragraph
+            elif isinstance(child, NavigableString) and not isinstance(child, Comment) and child.strip():
+                if not loose:
+                    loose_line[0] = getattr(child.parent, "sourceline", None) or 1
+                loose.append(str(child))
+    walk(root)
+    flush()
+    return blocks
+
+
 def load_html(path: Path, rel: str) -> Document:
     from bs4 import BeautifulSoup
 
-    source = _read_text(path)
-    soup = BeautifulSoup(source, "html.parser")
-    meta = {}
-    for name in ("title", "status", "audience", "lang", "tenant"):
-        tag = soup.find("meta", attrs={"name": name})
-        if tag and tag.get("content"):
-            meta[name] = tag["content"]
-    if soup.html and soup.html.get("lang") and "lang" not in meta:
-        meta["lang"] = str(soup.html["lang"]).split("-")[0]
-    if soup.title and soup.title.string and "title" not in meta:
-        meta["title"] = soup.title.string.strip()
+    soup = BeautifulSoup(_read_text(path), "html.parser")
+    meta = _html_meta(soup)
     for tag in soup.find_all(_BOILERPLATE):
         tag.decompose()
     root = soup.find("main") or soup.find("article") or soup.body or soup
-    blocks: list[Block] = []
-
-    def span(tag) -> tuple[int, int]:
-        start = tag.sourceline or 1
-        return start, start + str(tag).count("\n")
-
-    for tag in root.find_all(["h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "table", "dt", "dd"]):
-        # A block nested in another block is part of that block's text.
-        if tag.name != "table" and tag.find_parent(["table", "pre"]):
-            continue
-        if tag.name == "table" and tag.find_parent("table"):
-            continue
-        if tag.name == "p" and tag.find_parent("li"):
-            continue
-        start, end = span(tag)
-        if tag.name[0] == "h" and tag.name[1:].isdigit():
-            text = " ".join(tag.get_text(" ").split())
-            if text:
-                blocks.append(Block("heading", text, start, start, level=int(tag.name[1])))
-        elif tag.name == "pre":
-            blocks.append(Block("code", "```\n" + tag.get_text().strip("\n") + "\n```", start, end))
-        elif tag.name == "table":
-            rows = []
-            for tr in tag.find_all("tr"):
-                cells = [" ".join(c.get_text(" ").split()) for c in tr.find_all(["th", "td"])]
-                rows.append("| " + " | ".join(cells) + " |")
-                if len(rows) == 1:
-                    rows.append("|" + "---|" * len(cells))
-            if rows:
-                blocks.append(Block("table", "\n".join(rows), start, end))
-        else:
-            if tag.name == "li" and tag.find(["ul", "ol"]):
-                # Nested lists: keep only this item's own text.
-                text = " ".join(t.strip() for t in tag.find_all(string=True, recursive=False) if t.strip())
-            else:
-                text = " ".join(tag.get_text(" ").split())
-            if text:
-                blocks.append(Block("para", ("- " if tag.name == "li" else "") + text, start, end))
-    blocks = _merge_list_items(blocks)
+    blocks = _merge_list_items(_html_blocks(root))
     return Document(rel, "", _finish_meta(meta, blocks, path.stem), blocks)
 
 

@@ -1,0 +1,105 @@
+"""Document metadata that fails closed.
+
+Markdown and text files may open with front matter: YAML between ``---``
+lines, or TOML between ``+++`` lines (blank lines and a byte-order mark
+before it are fine).  HTML gives ``<meta name="status|audience|tenant|lang|title">``
+and ``<html lang>``.  Keys are read case-insensitively (``Audience:`` is
+``audience``).
+
+The rule: metadata that cannot be read never makes a document public.  A
+block that opens and never closes, does not parse, is not a mapping, names a
+key twice, or gives a value of the wrong type (``status: [1, 2]``,
+``tenant: 42`` — write ``tenant: "42"``) is an ``UnreadableDocument``
+naming the line, and the file is skipped with that message: skipping, not
+guessing, because any reading of a broken ``audience`` line could publish
+what its author meant to restrict.  Values are lower-cased (but a tenant);
+unknown values are kept, so ``audience: internal`` reaches only
+``--audience internal``.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Sequence
+
+import yaml
+
+META_KEYS = ("title", "status", "audience", "lang", "tenant")
+DEFAULTS = {"status": "current", "audience": "public", "tenant": None}
+_FENCES = {"---": ("---", "..."), "+++": ("+++",)}
+
+
+class UnreadableDocument(Exception):
+    """A file that cannot be read; the message says why (and where)."""
+
+
+def split_front_matter(text: str) -> tuple[dict, list[str], int]:
+    """(metadata, body lines, number of lines the front matter took)."""
+    lines = text.lstrip("\ufeff").splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or lines[first].strip() not in _FENCES:
+        return {}, lines, 0
+    fence = lines[first].strip()
+    end = next((i for i in range(first + 1, len(lines)) if lines[i].strip() in _FENCES[fence]), None)
+    if end is None:
+        raise UnreadableDocument(f"line {first + 1}: front matter opened with {fence} is never closed; "
+                                 f"add a closing {fence} line")
+    body = "\n".join(lines[first + 1:end])
+    meta = _parse(body, fence, first + 2)
+    return meta, lines[end + 1:], end + 1
+
+
+def _parse(body: str, fence: str, line0: int) -> dict:
+    try:
+        meta = tomllib.loads(body) if fence == "+++" else (yaml.safe_load(body) or {})
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"line {line0 + mark.line}" if mark is not None else f"line {line0}"
+        raise UnreadableDocument(f"{where}: front matter is not valid YAML ({getattr(e, 'problem', e)})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise UnreadableDocument(f"line {line0}: front matter is not valid TOML ({e})") from None
+    if not isinstance(meta, dict):
+        raise UnreadableDocument(f"line {line0}: front matter must be key: value lines")
+    return normalize(meta, body.splitlines(), line0)
+
+
+def normalize(meta: dict, lines: Sequence[str] = (), line0: int = 1) -> dict:
+    """Known keys, case-insensitive, each a text value (or the document is unreadable)."""
+    out: dict = {}
+    for key, value in meta.items():
+        k = str(key).strip().lower()
+        if k not in META_KEYS:
+            continue  # other keys (author, tags ...) are the document's own business
+        where = _line_of(key, lines, line0)
+        if k in out:
+            raise UnreadableDocument(f"{where}: {k} is given twice (keys are case-insensitive)")
+        if not isinstance(value, str) and not (k == "title" and isinstance(value, int | float)):
+            hint = f'; write {k}: "{value}"' if isinstance(value, int | float) and not isinstance(value, bool) else ""
+            raise UnreadableDocument(f"{where}: {k} must be text, got {type(value).__name__} {value!r}{hint}")
+        text = str(value).strip()
+        if not text and k != "title":
+            raise UnreadableDocument(f"{where}: {k} is empty; remove the line or give a value")
+        out[k] = text
+    return out
+
+
+def _line_of(key, lines, line0: int) -> str:
+    pat = re.compile(rf"^\s*[\"']?{re.escape(str(key))}[\"']?\s*[:=]")
+    return next((f"line {line0 + i}" for i, line in enumerate(lines) if pat.match(line)), f"line {line0}")
+
+
+def finish(meta: dict, guess_lang, text_sample: str, fallback_title: str) -> dict:
+    """Defaults filled in: status current, audience public, no tenant, a
+    language read from the script, a title from the first heading or line."""
+    out = {k: meta.get(k) for k in META_KEYS}
+    for k, v in DEFAULTS.items():
+        if out[k] in (None, ""):
+            out[k] = v
+    for k in ("status", "audience", "lang"):
+        value = out[k]
+        if value:
+            out[k] = value.lower()
+    if not out["lang"]:
+        out["lang"] = guess_lang(text_sample)
+    out["title"] = (out["title"] or fallback_title).strip()
+    return out

@@ -1,0 +1,125 @@
+"""Bad input never publishes what its author restricted, and nothing is lost:
+metadata that cannot be read fails closed, links out of the folder are not
+followed, and every skipped file or folder is reported."""
+import os
+from pathlib import Path
+
+import pytest
+
+from citebot.config import Config
+from citebot.index import documents
+from citebot.index.build import ingest
+from citebot.index.local import LocalIndex
+from citebot.index.store import IndexError_
+from citebot.schema import Scope
+
+from conftest import write
+
+sys_path = Path(__file__).resolve().parent
+import sys  # noqa: E402
+
+sys.path.insert(0, str(sys_path))
+from ingest_worker import HashEmbedder  # noqa: E402
+
+
+def load(tmp_path, name, text):
+    return documents.load(write(tmp_path / name, text), name)
+
+
+@pytest.mark.parametrize("text,where", [
+    ("---\naudience: staff\n\n# Never closed\n\nSecret.\n", "line 1: front matter opened with --- is never closed"),
+    ("---\naudience: [staff\n---\nSecret.\n", "line 2: front matter is not valid YAML"),
+    ("---\nstatus: [1, 2]\n---\nSecret.\n", "line 2: status must be text, got list"),
+    ("---\ntitle: x\ntenant: 42\n---\nSecret.\n", 'line 3: tenant must be text, got int 42; write tenant: "42"'),
+    ("---\naudience: staff\nAudience: public\n---\nSecret.\n", "line 3: audience is given twice"),
+    ("---\naudience: yes\n---\nSecret.\n", "line 2: audience must be text, got bool"),
+    ("---\n- audience\n- staff\n---\nSecret.\n", "line 2: front matter must be key: value lines"),
+    ("+++\naudience = 'staff\n+++\nSecret.\n", "front matter is not valid TOML"),
+])
+def test_metadata_that_cannot_be_read_makes_the_file_unreadable(tmp_path, text, where):
+    with pytest.raises(documents.UnreadableDocument) as e:
+        load(tmp_path, "a.md", text)
+    assert where in str(e.value)
+
+
+@pytest.mark.parametrize("name,text", [
+    ("a.md", "\n\n---\naudience: staff\n---\n# Staff page\n\nSecret.\n"),  # blank lines before ---
+    ("a.md", "\ufeff---\nAudience: Staff\n---\nSecret.\n"),  # a BOM, keys and values in any case
+    ("a.md", "+++\naudience = 'staff'\n+++\nSecret.\n"),  # TOML front matter
+    ("a.txt", "---\nAUDIENCE: staff\n---\nSecret.\n"),
+    ("a.html", '<html><head><meta name="Audience" content="Staff"></head><body><p>Secret.</p></body></html>'),
+])
+def test_metadata_keys_and_forms_are_read_whatever_their_case(tmp_path, name, text):
+    assert load(tmp_path, name, text).meta["audience"] == "staff"
+
+
+def test_a_broken_front_matter_skips_the_file_with_its_line_and_publishes_nothing(tmp_path):
+    folder = tmp_path / "docs"
+    write(folder / "ok.md", "# Fine\n\nA public page.\n")
+    write(folder / "staff.md", "---\naudience: staff\n# forgot the closing line\n\nSecret goodwill limit.\n")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    seen = []
+    report = ingest(folder, cfg, embedder=HashEmbedder(), log=seen.append)
+    assert dict(report.skipped)["staff.md"].startswith("line 1: front matter opened with --- is never closed")
+    assert any("skipped staff.md: line 1" in m for m in seen)
+    assert {c.source for c in LocalIndex.load(cfg.index).scan(Scope.everything())} == {"ok.md"}
+
+
+def test_links_out_of_the_folder_are_skipped_unless_asked(tmp_path):
+    folder = tmp_path / "docs"
+    write(folder / "ok.md", "# Fine\n\nA page.\n")
+    secret = write(tmp_path / "outside" / "passwd.txt", "root:x:0:0\n")
+    os.symlink(secret, folder / "passwd.txt")
+    os.symlink(folder / "ok.md", folder / "alias.md")  # a link inside the folder is fine
+    os.symlink(tmp_path / "outside", folder / "linked-dir")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert dict(report.skipped)["passwd.txt"].startswith("a link to a file outside the folder")
+    assert {c.source for c in LocalIndex.load(cfg.index).scan(Scope.everything())} == {"ok.md", "alias.md"}
+    report = ingest(folder, cfg, embedder=HashEmbedder(), follow_links=True, log=lambda m: None)
+    assert "passwd.txt" in report.added and "linked-dir/passwd.txt" in report.added
+
+
+def test_odd_names_unreadable_folders_utf16_and_loose_html_text(tmp_path, monkeypatch):
+    folder = tmp_path / "docs"
+    write(folder / "ok.md", "# Fine\n\nA page.\n")
+    bad = os.fsencode(str(folder)) + b"/caf\xe9.md"
+    with open(bad, "wb") as f:
+        f.write(b"# Latin-1 name\n\nText.\n")
+    (folder / "locked").mkdir()
+    write(folder / "locked" / "x.md", "# Hidden\n\nText.\n")
+    os.chmod(folder / "locked", 0)
+    real_scandir = os.scandir
+
+    def scandir(path="."):  # root reads any folder: make "locked" fail as it would for anyone else
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+    monkeypatch.setattr(os, "scandir", scandir)
+    (folder / "utf16.txt").write_bytes("Refunds take 14 days.".encode("utf-16"))
+    write(folder / "loose.html", "<html><body>Plain body text.<div>Div text <span>and a span</span>.</div></body></html>")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    try:
+        report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    finally:
+        os.chmod(folder / "locked", 0o755)
+    skipped = dict(report.skipped)
+    assert skipped["locked/"] == "folder cannot be listed: Permission denied"
+    assert skipped["'caf\\udce9.md'"] == "file name is not valid UTF-8; rename it"
+    texts = {c.source: c.text for c in LocalIndex.load(cfg.index).scan(Scope.everything())}
+    assert texts["utf16.txt"] == "Refunds take 14 days."
+    assert texts["loose.html"] == "Plain body text.\n\nDiv text and a span ."
+
+
+def test_an_empty_folder_never_empties_a_full_index(tmp_path):
+    folder = tmp_path / "docs"
+    write(folder / "ok.md", "# Fine\n\nA page.\n")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(IndexError_, match="holds no readable documents, but the index .* holds 1 chunks; nothing "
+                                          "was changed. To empty the index, ingest with --rebuild"):
+        ingest(tmp_path / "empty", cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert len(LocalIndex.load(cfg.index)) == 1
+    ingest(tmp_path / "empty", cfg, rebuild=True, embedder=HashEmbedder(), log=lambda m: None)
+    assert len(LocalIndex.load(cfg.index)) == 0
