@@ -1,14 +1,31 @@
 """A scripted OpenAI-compatible chat server on 127.0.0.1, for tests.
 
-Each request pops the next scripted reply: a string (streamed back in small
-pieces as server-sent events, or whole when stream is false) or an int HTTP
-status (429, 500 ...).  Every request body is recorded.
+Each request pops the next scripted reply:
+
+* a string: streamed back in small pieces as server-sent events ending with
+  finish_reason "stop" (or returned whole when stream is false);
+* an int: that HTTP status (429, 500 ...) with an error body;
+* a dict, to misbehave on demand:
+  ``{"text": "...", "finish": "length"}`` a stream that ends with another finish reason,
+  ``{"text": "...", "cut": True}`` a stream cut off (no finish, no [DONE]),
+  ``{"text": "...", "raw": "data: {broken\\n\\n"}`` raw bytes sent after the text,
+  ``{"text": "...", "error": "overloaded"}`` an error event mid-stream.
+
+Every request body is recorded.
 """
 from __future__ import annotations
 
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+REFUSAL = "I don't know based on the available documents."
+
+
+def _event(model, delta, finish=None) -> bytes:
+    body = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return f"data: {json.dumps(body)}\n\n".encode()
 
 
 class FakeOpenAI:
@@ -24,39 +41,51 @@ class FakeOpenAI:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 fake.requests.append(body)
-                reply = fake.script.pop(0) if fake.script else "I don't know based on the available documents."
+                reply = fake.script.pop(0) if fake.script else REFUSAL
                 if isinstance(reply, int):
-                    payload = json.dumps({"error": {"message": f"scripted {reply}", "type": "scripted"}}).encode()
-                    self.send_response(reply)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("retry-after-ms", "10")
-                    self.send_header("content-length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
-                    return
+                    return self._status(reply)
+                if isinstance(reply, str):
+                    reply = {"text": reply}
                 if body.get("stream"):
-                    self.send_response(200)
-                    self.send_header("content-type", "text/event-stream")
-                    self.end_headers()
-                    pieces = [reply[i:i + 7] for i in range(0, len(reply), 7)]
-                    for i, piece in enumerate(pieces):
-                        event = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": body.get("model"),
-                                 "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece} if i == 0
-                                              else {"content": piece}, "finish_reason": None}]}
-                        self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
-                        self.wfile.flush()
-                    end = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": body.get("model"),
-                           "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-                    self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
-                    return
+                    return self._stream(body.get("model"), reply)
                 payload = json.dumps({"id": "c1", "object": "chat.completion", "created": 0, "model": body.get("model"),
-                                      "choices": [{"index": 0, "finish_reason": "stop",
-                                                   "message": {"role": "assistant", "content": reply}}]}).encode()
+                                      "choices": [{"index": 0, "finish_reason": reply.get("finish", "stop"),
+                                                   "message": {"role": "assistant", "content": reply["text"]}}]}).encode()
                 self.send_response(200)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
+
+            def _status(self, code):
+                payload = json.dumps({"error": {"message": f"scripted {code}", "type": "scripted"}}).encode()
+                self.send_response(code)
+                self.send_header("content-type", "application/json")
+                self.send_header("retry-after-ms", "10")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def _stream(self, model, reply):
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                text = reply.get("text", "")
+                pieces = [text[i:i + 7] for i in range(0, len(text), 7)]
+                for i, piece in enumerate(pieces):
+                    delta = {"role": "assistant", "content": piece} if i == 0 else {"content": piece}
+                    self.wfile.write(_event(model, delta))
+                    self.wfile.flush()
+                if "raw" in reply:
+                    self.wfile.write(reply["raw"].encode())
+                if "error" in reply:
+                    self.wfile.write(f"event: error\ndata: {json.dumps({'error': {'message': reply['error']}})}\n\n"
+                                     .encode())
+                if reply.get("cut"):
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                self.wfile.write(_event(model, {}, reply.get("finish", "stop")) + b"data: [DONE]\n\n")
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"

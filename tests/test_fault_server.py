@@ -1,0 +1,82 @@
+"""A misbehaving model server: every reply is checked, not trusted, and the chat goes on."""
+import io
+import json
+
+import pytest
+
+from citebot.answer import llm
+from citebot.chat import render
+from citebot.chat.repl import Chat, Conversation, answer_to
+from citebot.schema import Scope
+
+from fake_openai import FakeOpenAI
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    server = FakeOpenAI()
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def convo(sample_engine, tmp_path, fake):
+    e = sample_engine.configured(sample_engine.cfg.replace(data_dir=str(tmp_path)))
+    e.llm = llm.LLM("test-model", timeout=5, retries=0)
+    return Conversation(e, Scope())
+
+
+Q = "can I return an opened item?"
+
+
+def test_a_stream_cut_off_mid_answer_is_marked_incomplete(fake, convo):
+    fake.script = [{"text": "Returns are not accepted [1]", "cut": True}]
+    out = io.StringIO()
+    turn = answer_to(convo, Q, out)
+    assert turn.incomplete and "stream ended before the model finished" in turn.incomplete
+    assert "(incomplete:" in out.getvalue() and "do not rely on this answer" in out.getvalue()
+    data = render.turn_json(turn)
+    assert data["incomplete"] is True and data["answer"] == "Returns are not accepted [1]"
+
+
+@pytest.mark.parametrize("finish,why", [("length", "length limit"), ("content_filter", "content filter")])
+def test_an_answer_that_did_not_finish_normally_is_incomplete(fake, convo, finish, why):
+    fake.script = [{"text": "Returns are accepted within 30 days [1]", "finish": finish}]
+    turn = convo.ask(Q)
+    assert turn.incomplete and why in turn.incomplete and not turn.refused
+
+
+@pytest.mark.parametrize("reply", ["", "   \n  "])
+def test_an_empty_reply_is_a_failure_not_an_answer(fake, convo, reply):
+    fake.script = [reply]
+    out = io.StringIO()
+    chat = Chat(convo, out=out)
+    chat.ask(Q)
+    assert chat.last is None  # an error: nothing to /show
+    turn = convo.ask("can I return opened items?")  # (the script is empty now: the default refusal)
+    assert turn.error is None
+
+
+@pytest.mark.parametrize("reply", [
+    {"text": "Returns [1]", "raw": "data: {this is not json\n\n"},
+    {"text": "", "raw": 'data: {"choices": "not a list"}\n\n'},
+    {"text": "Returns are", "error": "the server is overloaded"},
+])
+def test_malformed_streams_and_error_events_leave_the_chat_running(fake, convo, reply, capsys):
+    fake.script = [reply, "how long do refunds take?", "Refunds take 14 days [1]."]
+    out = io.StringIO()
+    chat = Chat(convo, out=out)
+    chat.ask(Q)
+    err = capsys.readouterr().err
+    assert chat.last is None and err.count("citebot:") == 1 and "Traceback" not in err
+    chat.ask("how long do refunds take?")
+    assert chat.last is not None and chat.last.answer == "Refunds take 14 days [1]."
+
+
+def test_the_json_of_a_complete_answer_says_complete(fake, convo):
+    fake.script = ["Refunds take 14 days [1]."]
+    data = render.turn_json(convo.ask("how long do refunds take?"))
+    assert data["incomplete"] is False and data["incomplete_reason"] is None
+    json.dumps(data)
