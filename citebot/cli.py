@@ -5,10 +5,13 @@ Exit codes: 0 success, 1 runtime failure (message on stderr), 2 usage error.
 from __future__ import annotations
 
 import argparse
+import functools
+import os
 import sys
 
 from citebot import config
 from citebot.schema import Scope
+from citebot.terminal import safe
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -53,7 +56,25 @@ def scope_from(args: argparse.Namespace) -> Scope:
 
 
 def warn(msg: str) -> None:
-    print(f"citebot: {msg}", file=sys.stderr, flush=True)
+    """A diagnostic on stderr; file names and document text in it are shown, never obeyed."""
+    print(f"citebot: {safe(msg)}", file=sys.stderr, flush=True)
+
+
+def entry(main):
+    """A command's main: output cut short by a closed pipe (``| head``) ends
+    quietly with exit 1; Ctrl-C outside the chat ends with 130."""
+    @functools.wraps(main)
+    def run(*args, **kwargs) -> int:
+        try:
+            return main(*args, **kwargs)
+        except BrokenPipeError:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+            return EXIT_FAIL
+        except KeyboardInterrupt:
+            print(file=sys.stderr)
+            return 130
+    return run
 
 
 def fail(msg: str, code: int = EXIT_FAIL) -> int:

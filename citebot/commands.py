@@ -21,6 +21,7 @@ def _runtime_errors() -> tuple:
     return IndexError_, ModelUnavailable, ValueError
 
 
+@cli.entry
 def chat_main(argv: list[str] | None = None, prog: str = "bot.py") -> int:
     p = argparse.ArgumentParser(prog=prog, description="Chat with your documents; answers cite their sources.")
     p.add_argument("--ask", metavar="QUESTION", help="answer one question and exit")
@@ -55,26 +56,31 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py") -> int:
     return cli.EXIT_FAIL if turn.error else cli.EXIT_OK
 
 
+@cli.entry
 def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
     p = argparse.ArgumentParser(prog=prog, description="Build or update a citebot index from a folder.")
     p.add_argument("folder", help="folder of .md, .txt, .html, .pdf documents")
     p.add_argument("--rebuild", action="store_true", help="ignore the existing index and build from scratch")
     p.add_argument("--include", action="append", default=[], metavar="GLOB",
                    help="only files whose path in the folder matches, e.g. --include 'en/*'; repeat for more")
+    p.add_argument("--follow-links", action="store_true", help="also read links that lead out of the folder")
+    p.add_argument("--no-wait", action="store_true", help="exit 1 at once when another ingest is writing the index")
+    p.add_argument("--verbose", action="store_true", help="print every added, changed and removed file")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     cli.add_config_flags(p)
     args, cfg = cli.parse(p, argv)
     from citebot.index.build import ingest
 
     try:
-        report = ingest(args.folder, cfg, rebuild=args.rebuild, include=args.include)
+        report = ingest(args.folder, cfg, rebuild=args.rebuild, include=args.include,
+                        follow_links=args.follow_links, wait=not args.no_wait)
     except _runtime_errors() as e:
         return cli.fail(str(e))
     if args.json:
         print(json.dumps(report.__dict__, default=list, ensure_ascii=False))
         return cli.EXIT_OK
     for label, items in (("added", report.added), ("changed", report.changed), ("removed", report.removed)):
-        for rel in items:
+        for rel in items if args.verbose or len(items) <= 20 else []:
             print(f"{label:8} {safe_line(rel)}")
     print(report.summary())
     print(f"index: {cfg.index}")
@@ -90,6 +96,7 @@ def hit_json(h, ev) -> dict:
                                                  "cosine": None if ev.cosine is None else round(ev.cosine, 6)}}
 
 
+@cli.entry
 def search_main(argv: list[str] | None = None, prog: str = "retrieve.py") -> int:
     p = argparse.ArgumentParser(prog=prog, description="Search a citebot index and show the ranked chunks.")
     p.add_argument("question")
@@ -123,6 +130,7 @@ def search_main(argv: list[str] | None = None, prog: str = "retrieve.py") -> int
     return cli.EXIT_OK
 
 
+@cli.entry
 def queries_main(argv: list[str] | None = None, prog: str = "rewrite.py") -> int:
     p = argparse.ArgumentParser(prog=prog, description="Show the queries citebot would search for a turn "
                                 "after the earlier turns of a conversation.")
@@ -153,6 +161,7 @@ def queries_main(argv: list[str] | None = None, prog: str = "rewrite.py") -> int
     return cli.EXIT_OK
 
 
+@cli.entry
 def config_main(argv: list[str] | None = None, prog: str = "config.py") -> int:
     p = argparse.ArgumentParser(prog=prog, description="Print every setting and where its value came from "
                                 "(flag, CITEBOT_* environment, config file, default).")
@@ -175,12 +184,14 @@ def config_main(argv: list[str] | None = None, prog: str = "config.py") -> int:
     return cli.EXIT_OK
 
 
+@cli.entry
 def eval_main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
     from citebot.measurement.main import main
 
     return main(argv, prog)
 
 
+@cli.entry
 def models_main(argv: list[str] | None = None, prog: str = "citebot models") -> int:
     p = argparse.ArgumentParser(prog=prog, description="The models citebot uses: where each one is, and "
                                 "`pull` to fetch the configured cross-encoder (the only command that goes online).")
@@ -220,6 +231,7 @@ COMMANDS: dict[str, Callable[..., int] | None] = {"chat": chat_main, "ask": None
             "queries": queries_main, "config": config_main, "eval": eval_main, "models": models_main}
 
 
+@cli.entry
 def main(argv: list[str] | None = None) -> int:
     """``citebot COMMAND ...``; ``citebot ask "question"`` is ``bot.py --ask``."""
     argv = list(sys.argv[1:] if argv is None else argv)

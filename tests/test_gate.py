@@ -8,6 +8,7 @@ from citebot.answer import gate, llm
 from citebot.config import REFUSAL
 from citebot.measurement import refusal
 from citebot.schema import Scope
+
 from fake_openai import FakeOpenAI
 
 S = gate.Signals(top=0.6, cosine=0.7, coverage=0.5, unknown=0.0, answer=0.4, kind=0.0, margin=0.1)

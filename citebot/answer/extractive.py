@@ -247,7 +247,8 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
 
 def _render(quote: list[Unit]) -> str:
     """Sentences in quotation marks; rows under their header; code whole."""
-    n, parts = quote[0].n, []
+    n = quote[0].n
+    parts: list[tuple[str, str]] = []
     for u in quote:
         if u.kind == "sentence" and parts and parts[-1][0] == "sentence":
             parts[-1] = ("sentence", parts[-1][1] + " " + u.quote)

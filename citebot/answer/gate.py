@@ -69,7 +69,7 @@ def signals(question: str, terms: Sequence[Sequence[str]], ctx: Context, evidenc
     ``scored``: the extractive scorer's units, best first; ``first``: the
     first hit's id."""
     ev = [evidence[h.id] for h in ctx.shown if h.id in evidence]
-    top = evidence[first].cosine if first in evidence else None
+    top = evidence[first].cosine if first is not None and first in evidence else None
     best = scored[0].score if scored else 0.0
     other = next((s.score for s in scored if scored and s.unit.n != scored[0].unit.n), 0.0)
     pattern = answer_type(question)

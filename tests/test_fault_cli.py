@@ -1,0 +1,85 @@
+"""The smaller faults: each bad setting or odd situation is one clear message and an exit code, never a traceback."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, write
+
+
+def run(script, *args, env=None, cwd=None, stdin=None):
+    base = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}
+    return subprocess.run([sys.executable, str(ROOT / script), *args], capture_output=True, text=True,
+                          env={**base, **(env or {})}, cwd=cwd, timeout=300, input=stdin)
+
+
+@pytest.mark.parametrize("args,env,key", [
+    (["--set", "bm25_k1=nan"], {}, "bm25_k1 must be a finite number"),
+    (["--set", "llm_timeout=inf"], {}, "llm_timeout must be a finite number"),
+    ([], {"CITEBOT_LLM_TIMEOUT": "nan"}, "llm_timeout must be a finite number"),
+    ([], {"CITEBOT_DENSE_LANGS": ""}, "dense_langs is empty"),
+    (["--config", "/tmp"], {}, "is a folder; give a TOML file"),
+])
+def test_bad_settings_exit_2_naming_the_key(args, env, key):
+    r = run("config.py", *args, env=env)
+    assert r.returncode == 2 and key in r.stderr and "Traceback" not in r.stderr
+
+
+def test_config_files_that_are_not_utf8_or_give_a_bool_for_a_number(tmp_path):
+    (tmp_path / "latin1.toml").write_bytes("model = 'caf\xe9'\n".encode("latin-1"))
+    r = run("config.py", "--config", str(tmp_path / "latin1.toml"))
+    assert r.returncode == 2 and "is not UTF-8 text" in r.stderr
+    write(tmp_path / "bool.toml", "final_k = true\n")
+    r = run("config.py", "--config", str(tmp_path / "bool.toml"))
+    assert r.returncode == 2 and "final_k: cannot read True" in r.stderr
+
+
+def test_a_bad_synonyms_file_is_a_message(sample_index, tmp_path):
+    write(tmp_path / "syn.json", "{not json")
+    r = run("retrieve.py", "refunds", "--index", sample_index.index, env={"CITEBOT_SYNONYMS": str(tmp_path / "syn.json")})
+    assert r.returncode == 1 and "is not valid JSON" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_an_index_path_under_a_file(tmp_path):
+    write(tmp_path / "afile", "x")
+    write(tmp_path / "docs" / "a.md", "# A\n\nText.\n")
+    r = run("ingest.py", str(tmp_path / "docs"), "--index", str(tmp_path / "afile" / "idx"))
+    assert r.returncode == 1 and "a file is in the way" in r.stderr and "Traceback" not in r.stderr
+    r = run("bot.py", "--ask", "q?", "--index", str(tmp_path / "afile" / "idx"))
+    assert r.returncode == 1 and "no index at" in r.stderr
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    r = subprocess.run(f"{sys.executable} {ROOT / 'config.py'} | head -1", shell=True, capture_output=True,
+                       text=True, env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"}, timeout=60)
+    assert r.stdout.startswith("index") and "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr
+
+
+def test_an_empty_question_is_a_usage_error():
+    r = run("bot.py", "--ask", "", "--json")
+    assert r.returncode == 2 and "--ask needs a question" in r.stderr
+    r = run("bot.py", "--json")
+    assert r.returncode == 2 and "--json needs --ask" in r.stderr
+
+
+def test_disk_full_while_writing_leaves_the_index_and_says_so(tmp_path, monkeypatch):
+    import numpy as np
+
+    from citebot.config import Config
+    from citebot.index.build import ingest
+    from citebot.index.local import LocalIndex
+    sys.path.insert(0, str(ROOT / "tests"))
+    from ingest_worker import HashEmbedder
+    write(tmp_path / "docs" / "a.md", "# A\n\nText.\n")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    ingest(tmp_path / "docs", cfg, embedder=HashEmbedder(), log=lambda m: None)
+    write(tmp_path / "docs" / "b.md", "# B\n\nMore.\n")
+
+    def full(*a, **k):
+        raise OSError(28, os.strerror(28))
+    monkeypatch.setattr(np, "save", full)
+    from citebot.index.store import IndexError_
+    with pytest.raises(IndexError_, match="No space left on device.*the previous index is untouched"):
+        ingest(tmp_path / "docs", cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert len(LocalIndex.load(cfg.index)) == 1 and not list((tmp_path / "idx").glob("gen-*.tmp"))
