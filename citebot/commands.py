@@ -39,13 +39,14 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py") -> int:
 
     try:
         engine = Engine.open(cfg)
-        engine.embed()  # load now, not on the first question
-        engine.cross_encoder()  # warns once here if it cannot be loaded
     except _runtime_errors() as e:
         return cli.fail(str(e))
     convo = Conversation(engine, cli.scope_from(args))
     if args.ask is None:
-        return Chat(convo).run()
+        from citebot.search.models import missing_reranker
+
+        engine.models.warm(cfg)  # the prompt is up while the models load
+        return Chat(convo, note=missing_reranker(cfg)).run()
     if args.json:
         turn = convo.ask(args.ask)
         if turn.error:

@@ -15,7 +15,9 @@ from pathlib import Path
 from citebot import cli
 from citebot.chat import render
 from citebot.engine import Engine, Turn
+from citebot.index.store import IndexError_
 from citebot.schema import Scope
+from citebot.search.models import ModelUnavailable
 from citebot.terminal import dim, safe, safe_line
 
 
@@ -81,13 +83,15 @@ def answer_to(convo: Conversation, text: str, out) -> Turn:
 
 
 class Chat:
-    def __init__(self, convo: Conversation, input=None, output=None, out=None):
+    def __init__(self, convo: Conversation, input=None, output=None, out=None, note: str | None = None):
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, InMemoryHistory
 
         self.convo = convo
         self.out = out or sys.stdout
         self.last: Turn | None = None
+        self.waited = False
+        self.note = note  # what is missing, and the command that fixes it
         history: InMemoryHistory | FileHistory = InMemoryHistory()
         try:
             Path(convo.engine.cfg.data_dir).mkdir(parents=True, exist_ok=True)
@@ -102,6 +106,8 @@ class Chat:
 
     def run(self) -> int:
         self.say("citebot — ask about your documents. /help for commands, Ctrl-D to leave.")
+        if self.note:
+            self.say(dim(f"({safe_line(self.note)})", self.out))
         while True:
             try:
                 text = self.session.prompt("you> ")
@@ -139,10 +145,17 @@ class Chat:
         return None
 
     def ask(self, text: str) -> None:
+        engine = self.convo.engine
+        if not self.waited and not engine.models.ready(engine.cfg):
+            self.say(dim("(loading the models, the first answer takes a few seconds)", self.out))
+        self.waited = True
         try:
             turn = answer_to(self.convo, text, self.out)
         except KeyboardInterrupt:
             self.say("\n(cancelled)")
+            return
+        except (IndexError_, ModelUnavailable) as e:  # a model that would not load, found at first use
+            print(f"citebot: {safe_line(str(e))}", file=sys.stderr, flush=True)
             return
         if turn.error is None:
             self.last = turn

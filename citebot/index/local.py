@@ -97,7 +97,7 @@ class LocalIndex:
 
     def sparse_search(self, terms: Sequence[str], scope: Scope, k: int) -> list[Hit]:
         found = bm25.top_k(self._postings, list(terms), self._mask(scope), k, self._k1, self._b)
-        chunks = self._get_rows([r for r, _ in found])
+        chunks = self._lazy([r for r, _ in found])
         return [Hit(c, rank=i, score=s, ranks={"bm25": i}, scores={"bm25": s})
                 for i, (c, (_, s)) in enumerate(zip(chunks, found), 1)]
 
@@ -110,17 +110,19 @@ class LocalIndex:
         if n_allowed * 8 < len(mask):  # few rows: score only those (a gather beats a full pass)
             rows = np.flatnonzero(mask)
             sims = self._vectors[rows] @ q
-        else:  # most rows: one pass over the matrix, no copy, then drop what the scope forbids
+        else:  # most rows: one pass over the matrix in place, then mask out what the scope forbids
             sims = np.asarray(self._vectors @ q)
-            rows = np.flatnonzero(mask)
-            sims = sims[rows]
-        keep = sims > 0  # cosine <= 0: not a hit
-        rows, sims = rows[keep], sims[keep]
-        if len(rows) > k:
-            part = np.argpartition(-sims, k - 1)[:k]
-            rows, sims = rows[part], sims[part]
+            if n_allowed < len(mask):
+                sims = np.where(mask, sims, -np.inf)
+            rows = None
+        if len(sims) > k:
+            top = np.argpartition(-sims, k - 1)[:k]
+        else:
+            top = np.arange(len(sims))
+        top = top[sims[top] > 0]  # cosine <= 0: not a hit
+        rows, sims = (top if rows is None else rows[top]), sims[top]
         order = np.lexsort((rows, -sims))
-        chunks = self._get_rows([int(rows[j]) for j in order])
+        chunks = self._lazy([int(rows[j]) for j in order])
         return [Hit(c, rank=i, score=float(sims[j]), ranks={"dense": i}, scores={"dense": float(sims[j])})
                 for i, (c, j) in enumerate(zip(chunks, order), 1)]
 
@@ -166,6 +168,11 @@ class LocalIndex:
         return self._get_rows(range(len(self))), np.asarray(self._vectors), self._postings.counts()
 
     # --- chunk text ---------------------------------------------------------
+    def _lazy(self, rows: Sequence[int]) -> list[Chunk]:
+        """Chunks for hits: read from disk when something reads them (most
+        of a channel's 50 hits are only ranked and fused, never read)."""
+        return [self._cached[r] if r in self._cached else LazyChunk(self, r) for r in rows]  # type: ignore[misc]
+
     def _get_rows(self, rows: Sequence[int]) -> list[Chunk]:
         missing = [r for r in rows if r not in self._cached]
         if missing:
@@ -282,6 +289,24 @@ class LocalIndex:
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
         for p in tmp.iterdir():  # make the bytes durable before the switch
             _fsync(p)
+
+
+class LazyChunk:
+    """A chunk whose id is known and whose text is read on first use."""
+
+    __slots__ = ("id", "_index", "_row")
+
+    def __init__(self, index: LocalIndex, row: int):
+        self.id, self._index, self._row = index._ids[row], index, row
+
+    def __getattr__(self, name: str):
+        return getattr(self._index._get_rows([self._row])[0], name)
+
+    def __eq__(self, other) -> bool:
+        return getattr(other, "id", None) == self.id and getattr(other, "text", None) == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.id)
 
 
 def known_manifest(root: Path) -> dict:

@@ -34,7 +34,7 @@ def idf(n_docs: int, df: int) -> float:
     return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Postings:
     terms: list[str]  # term i
     term_id: dict[str, int]
@@ -50,6 +50,16 @@ class Postings:
     @property
     def avgdl(self) -> float:
         return float(self.dl.sum()) / len(self.dl) if len(self.dl) else 0.0
+
+    def weights(self, k1: float, b: float) -> np.ndarray:
+        """Each posting's ``tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))``,
+        worked out once per (k1, b) and kept: a query then costs one
+        multiply-add per posting."""
+        cache = self.__dict__.setdefault("_weights", {})
+        if (k1, b) not in cache:
+            f = self.tf.astype(np.float64)
+            cache[(k1, b)] = f * (k1 + 1) / (f + k1 * (1 - b + b * self.dl[self.rows] / self.avgdl))
+        return cache[(k1, b)]
 
     def rows_of(self, term: str) -> np.ndarray:
         i = self.term_id.get(term)
@@ -108,15 +118,13 @@ class Postings:
 def scores(p: Postings, terms: Sequence[str], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
     """BM25 of every chunk for the query ``terms`` (float64 [N])."""
     out = np.zeros(p.n_docs, dtype=np.float64)
-    avgdl = p.avgdl
+    w = p.weights(k1, b) if p.n_docs else p.tf.astype(np.float64)
     for t in terms:  # every occurrence counts, as in rank-bm25
         i = p.term_id.get(t)
         if i is None:
             continue
         lo, hi = p.indptr[i], p.indptr[i + 1]
-        rows, f = p.rows[lo:hi], p.tf[lo:hi].astype(np.float64)
-        weight = idf(p.n_docs, int(hi - lo))
-        out[rows] += weight * (f * (k1 + 1) / (f + k1 * (1 - b + b * p.dl[rows] / avgdl)))
+        out[p.rows[lo:hi]] += idf(p.n_docs, int(hi - lo)) * w[lo:hi]
     return out
 
 

@@ -74,17 +74,37 @@ _lock = threading.Lock()
 
 @functools.lru_cache(maxsize=4)
 def reranker(spec: str):
-    """A CrossEncoder, or None after one clear warning when it cannot be loaded."""
-    from sentence_transformers import CrossEncoder
+    """A CrossEncoder, or None after one clear warning when it cannot be
+    loaded.  A model that is not on disk is found missing without importing
+    torch (one-shots that cannot rerank do not pay for it)."""
+    from citebot.search import hub
 
-    try:
-        return CrossEncoder(spec, device="cpu")
-    except Exception as e:  # noqa: BLE001 - a missing or broken model folder fails in many ways
-        with _lock:
-            if spec not in _warned:
-                _warned.add(spec)
-                print(f"citebot: rerank is off: {missing_line(spec, e)}", file=sys.stderr)
+    error: Exception | None = None
+    if hub.locate("cross-encoder", spec).path is not None:
+        from sentence_transformers import CrossEncoder
+
+        try:
+            return CrossEncoder(spec, device="cpu")
+        except Exception as e:  # noqa: BLE001 - a broken model folder fails in many ways
+            error = e
+    with _lock:
+        if spec not in _warned:
+            _warned.add(spec)
+            print(f"citebot: rerank is off: {missing_line(spec, error)}", file=sys.stderr)
+    return None
+
+
+def missing_reranker(cfg) -> str | None:
+    """The one line the chat's first screen gives when rerank is on but no
+    cross-encoder is on disk (found without loading anything); later loads
+    stay quiet about it."""
+    from citebot.search import hub
+
+    if not cfg.use_rerank or hub.locate("cross-encoder", cfg.rerank_model).path is not None:
         return None
+    with _lock:
+        _warned.add(cfg.rerank_model)
+    return f"rerank is off: {missing_line(cfg.rerank_model)}"
 
 
 def missing_line(spec: str, error: Exception | None = None) -> str:
@@ -109,11 +129,35 @@ class Models:
     def __init__(self, embedder=None, reranker=_UNSET):
         self._embedder, self._reranker = embedder, reranker
         self._vectors: dict[str, np.ndarray] = {}  # text -> embedding, for queries and sentences
+        self._loading = threading.Lock()  # held while a model loads, so a second asker waits for it
 
     def embedder(self, cfg) -> Embedder:
-        if self._embedder is None:
-            self._embedder = embedder(cfg.embed_model)
-        return self._embedder
+        with self._loading:
+            if self._embedder is None:
+                self._embedder = embedder(cfg.embed_model)
+            return self._embedder
+
+    def ready(self, cfg) -> bool:
+        """Whether the models the settings use are loaded (nothing to wait for)."""
+        return (self._embedder is not None or not cfg.use_dense) and \
+            (self._reranker is not Models._UNSET or not cfg.use_rerank)
+
+    def warm(self, cfg, on_error=None) -> threading.Thread:
+        """Load the models in the background (the chat's prompt is up
+        meanwhile); a failure goes to ``on_error`` and is met again, as a
+        message, when the first question needs the model."""
+        def load() -> None:
+            try:
+                if cfg.use_dense:
+                    self.embedder(cfg)
+                if cfg.use_rerank:
+                    self.reranker(cfg)
+            except Exception as e:  # noqa: BLE001 - reported when the model is needed
+                if on_error:
+                    on_error(e)
+        t = threading.Thread(target=load, name="citebot-models", daemon=True)
+        t.start()
+        return t
 
     def encoder(self, cfg):
         """``encode(texts)`` that embeds each text once per process: an
@@ -133,6 +177,7 @@ class Models:
 
     def reranker(self, cfg):
         """The cross-encoder, or None (after one warning) when none loads."""
-        if self._reranker is Models._UNSET:
-            self._reranker = reranker(cfg.rerank_model)
-        return self._reranker
+        with self._loading:
+            if self._reranker is Models._UNSET:
+                self._reranker = reranker(cfg.rerank_model)
+            return self._reranker

@@ -1,0 +1,55 @@
+"""The chat's prompt does not wait for the models, and bench.py's scale section runs."""
+import io
+import json
+import subprocess
+import sys
+import threading
+import time
+
+from citebot.chat.repl import Chat, Conversation
+from citebot.engine import Engine
+from citebot.index.store import open_index
+from citebot.schema import Scope
+from citebot.search import models
+from conftest import ROOT
+
+
+def test_the_prompt_is_up_while_the_models_load_and_the_first_answer_says_it_waits(sample_index, embedder,
+                                                                                     monkeypatch, tmp_path):
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    release = threading.Event()
+
+    def slow(spec):
+        release.wait(30)
+        return embedder
+    monkeypatch.setattr(models, "embedder", slow)
+    cfg = sample_index.replace(data_dir=str(tmp_path), use_rerank=False)
+    engine = Engine(open_index(cfg), cfg, models.Models())
+    loading = engine.models.warm(cfg)
+    out = io.StringIO()
+    with create_pipe_input() as inp:
+        chat = Chat(Conversation(engine, Scope()), input=inp, output=DummyOutput(), out=out)
+        runner = threading.Thread(target=chat.run)
+        runner.start()
+        time.sleep(0.5)
+        assert out.getvalue().startswith("citebot — ask about") and loading.is_alive()  # up, model not loaded
+        inp.send_text("do gift cards expire?\n")
+        time.sleep(0.3)
+        release.set()  # the model arrives; the first answer was waiting for it
+        inp.send_text("what does E4032 mean?\n\x04")
+        runner.join(60)
+    text = out.getvalue()
+    assert text.count("(loading the models, the first answer takes a few seconds)") == 1
+    assert "never expire" in text and "E4032" in text
+
+
+def test_bench_scale_section_runs_and_checks_bm25_against_rank_bm25():
+    r = subprocess.run([sys.executable, str(ROOT / "bench.py"), "--skip-sample", "--skip-startup", "--sizes", "400",
+                        "--json"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    row = res["scale"][0]
+    assert row["chunks"] == 400 and {"bm25", "bm25s", "dense", "matmul_floor", "hybrid", "load_s"} <= set(row)
+    assert res["exactness"] < 1e-9
