@@ -84,7 +84,8 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
         for rel in items if args.verbose or len(items) <= 20 else []:
             print(f"{label:8} {safe_line(rel)}")
     print(report.summary())
-    print(f"index: {cfg.index}")
+    print(f"index: {cfg.index}" if cfg.backend == "local" else
+          f"index: Milvus collection {cfg.milvus_collection} at {safe_line(cfg.milvus_uri)}")
     return cli.EXIT_OK
 
 
@@ -176,6 +177,8 @@ def config_main(argv: list[str] | None = None, prog: str = "config.py") -> int:
     except config.ConfigError as e:
         return cli.fail(str(e), cli.EXIT_USAGE)
     values = {k: getattr(cfg, k) for k in config.FIELDS}
+    if values["milvus_token"]:
+        values["milvus_token"] = "***"  # never printed
     if args.json:
         print(json.dumps({k: {"value": v, "from": sources[k]} for k, v in values.items()}, indent=2))
         return cli.EXIT_OK

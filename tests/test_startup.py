@@ -11,6 +11,7 @@ from citebot.engine import Engine
 from citebot.index.store import open_index
 from citebot.schema import Scope
 from citebot.search import models
+
 from conftest import ROOT
 
 

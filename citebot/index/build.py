@@ -99,17 +99,27 @@ class _Previous:
     counts: dict[str, dict[str, int]] = field(default_factory=dict)  # text key -> analysed term counts
     manifest: dict = field(default_factory=dict)
     n_chunks: int = 0
+    index: object = None  # the live index itself (Milvus updates it in place)
+
+
+def _live(cfg: Config):
+    """The index an incremental ingest updates, or None when there is none."""
+    if cfg.backend == "milvus":
+        from citebot.index.milvus import MilvusIndex, connect
+
+        return MilvusIndex.open(cfg) if connect(cfg).has_collection(cfg.milvus_collection) else None
+    return LocalIndex.load(cfg.index) if LocalIndex.live_dir(Path(cfg.index)) is not None else None
 
 
 def _previous(cfg: Config, rebuild: bool) -> _Previous:
     """The live index, checked against the settings; nothing when rebuilding
     (whatever state the old index is in, --rebuild replaces it)."""
-    if rebuild or LocalIndex.live_dir(Path(cfg.index)) is None:
+    old = None if rebuild else _live(cfg)
+    if old is None:
         return _Previous()
-    old = LocalIndex.load(cfg.index)
-    check_compatible(old.manifest, expected_stamp(cfg), cfg.index)
+    check_compatible(old.manifest, expected_stamp(cfg), cfg.index if cfg.backend == "local" else cfg.milvus_collection)
     chunks, vecs, counts = old.contents()
-    prev = _Previous(old.manifest.get("sources", {}), manifest=old.manifest, n_chunks=len(chunks))
+    prev = _Previous(old.manifest.get("sources", {}), manifest=old.manifest, n_chunks=len(chunks), index=old)
     for i, c in enumerate(chunks):
         prev.by_source.setdefault(c.source, []).append(c)
         key = text_key(c)
@@ -160,10 +170,18 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
     if not folder.is_dir():
         raise IndexError_(f"{folder} is not a folder; give the folder that holds your documents")
     progress = Progress(log)
-    with lock.writer(cfg.index, wait=wait, log=progress.warn):
+    # Local: the index folder's lock.  milvus-lite lets one process open its
+    # file (a second fails at once, with a message); a server has no lock here.
+    with lock.writer(cfg.index if cfg.backend == "local" else _lock_dir(cfg), wait=wait, log=progress.warn):
         report = _ingest(folder, cfg, rebuild, embedder, list(include), follow_links, progress)
     progress.done()
     return report
+
+
+def _lock_dir(cfg: Config) -> Path:
+    """Where the checkpoint of a Milvus ingest lives (beside a milvus-lite file)."""
+    uri = cfg.milvus_uri
+    return Path(uri + ".citebot") if "://" not in uri else Path(cfg.data_dir) / f"milvus-{cfg.milvus_collection}"
 
 
 def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[str], follow_links: bool,
@@ -193,14 +211,22 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     stamp = settings_stamp(cfg, emb.name if emb else prev.manifest["embed_model"],
                            emb.dim if emb else prev.manifest["embed_dim"])
     manifest = dict(stamp, source_folder=str(folder), include=include, sources=sources)
-    try:
-        gen = LocalIndex(chunks, vectors, manifest, counts=counts).save(cfg.index)
-    except OSError as e:
-        raise IndexError_(f"could not write the index at {cfg.index} ({e.strerror or e}); "
-                          "the previous index is untouched") from None
-    _Checkpoint(Path(cfg.index)).clear()
+    if cfg.backend == "milvus":
+        from citebot.index import milvus
+
+        manifest.update(backend="milvus", milvus_uri=cfg.milvus_uri, milvus_collection=cfg.milvus_collection)
+        milvus.write(cfg, chunks, vectors, counts, manifest, prev.index if not rebuild else None,  # type: ignore[arg-type]
+                     set(report.added) | set(report.changed))
+        _Checkpoint(_lock_dir(cfg)).clear()
+    else:
+        try:
+            gen = LocalIndex(chunks, vectors, manifest, counts=counts).save(cfg.index)
+        except OSError as e:
+            raise IndexError_(f"could not write the index at {cfg.index} ({e.strerror or e}); "
+                              "the previous index is untouched") from None
+        _Checkpoint(Path(cfg.index)).clear()
+        report.index_bytes = sum(p.stat().st_size for p in gen.iterdir())
     report.written = True
-    report.index_bytes = sum(p.stat().st_size for p in gen.iterdir())
     report.seconds = progress.elapsed()
     return report
 
@@ -209,7 +235,7 @@ def _vectors(cfg: Config, chunks: list[Chunk], keys: list[str], prev: _Previous,
              progress: Progress):
     """Every chunk's vector: reused, checkpointed by an interrupted run, or
     embedded now (the model is loaded only when something needs embedding)."""
-    ckpt = _Checkpoint(Path(cfg.index))
+    ckpt = _Checkpoint(Path(cfg.index) if cfg.backend == "local" else _lock_dir(cfg))
     known = dict(prev.vectors)
     todo_keys = [k for k in dict.fromkeys(keys) if k not in known]
     emb = None

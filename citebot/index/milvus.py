@@ -1,0 +1,393 @@
+"""``MilvusIndex``: the same ``SearchIndex`` contract on Milvus, through pymilvus.
+
+One client code path from an embedded file (milvus-lite: ``milvus_uri =
+"./citebot.db"``, for tests and CI) to Milvus Standalone, a cluster or Zilliz
+Cloud (``milvus_uri = "http://host:19530"`` and ``CITEBOT_MILVUS_TOKEN``).
+
+* Filters before ranking: the scope becomes a filter expression inside every
+  search request; values are escaped literals (milvus-lite parses no
+  ``filter_params`` templates), so a tenant named ``x" or tenant != "`` is a
+  tenant name, not a wider scope.  The tenant is the partition key.
+* The keyword channel sees citebot's own terms and ranks as the local one
+  does: each chunk is stored with a sparse vector of its analysed terms
+  weighted ``tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))``, a query
+  carries each term's idf, and Milvus ranks by their inner product — BM25
+  exactly, with statistics over the whole collection.  (Milvus's own BM25
+  function was measured first: fed the same terms, milvus-lite keeps its
+  statistics per segment, and segments per tenant partition, which moved
+  BM25-only hit@5 on the golden set by 0.025.)  Terms, their ids and document
+  frequencies live in a second collection beside the chunks; the terms
+  themselves are stored with each chunk (``_`` + hex for anything outside
+  ``[a-z0-9]``) for the answerer's evidence, which so means the same on both
+  backends.
+* Every hit keeps each channel's rank and raw score, so /why and the
+  evaluation read the same on both.
+* The settings that built the index are stamped in the collection's
+  properties; a full rebuild fills a new collection and then switches the
+  alias the bot reads, so a crash mid-rebuild leaves the old one live.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Iterator, Sequence, Set
+
+import numpy as np
+
+from citebot.index.store import IndexError_, TermStat, rebuild_command
+from citebot.schema import Chunk, Hit, Scope
+from citebot.search.bm25 import idf
+
+_PLAIN = re.compile(r"[a-z0-9]+")
+TEXT_MAX = 60_000  # VARCHAR is capped at 65,535 bytes on a Milvus server
+MANIFEST = "citebot.manifest"
+FIELDS = ["id", "source", "title", "headings", "body", "start", "end", "page", "status", "audience", "lang", "tenant"]
+
+
+def encode_term(term: str) -> str:
+    """One analysed term as exactly one token of Milvus's standard tokenizer."""
+    return term if _PLAIN.fullmatch(term) else "_" + term.encode("utf-8").hex()
+
+
+def decode_term(token: str) -> str:
+    return bytes.fromhex(token[1:]).decode("utf-8") if token.startswith("_") else token
+
+
+def lit(value: str) -> str:
+    """A string literal for a filter expression (the grammar's own escapes only)."""
+    out = (str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+           .replace("\t", "\\t"))
+    if any(ord(ch) < 32 for ch in out):
+        raise ValueError("a control character cannot be part of a filter value")
+    return f'"{out}"'
+
+
+def scope_filter(scope: Scope) -> str:
+    """The scope as a filter expression; every value an escaped literal."""
+    parts = [f"status in [{', '.join(map(lit, sorted(scope.statuses)))}]",
+             f"audience in [{', '.join(map(lit, sorted(scope.audiences)))}]"]
+    if scope.langs is not None:
+        parts.append(f"lang in [{', '.join(map(lit, sorted(scope.langs)))}]")
+    if not scope.all_tenants:
+        parts.append("(tenant is null" + (f" or tenant == {lit(scope.tenant)})" if scope.tenant else ")"))
+    return " and ".join(parts)
+
+
+def connect(cfg):
+    """A client for ``cfg.milvus_uri`` (a local file starts milvus-lite)."""
+    try:
+        from pymilvus import MilvusClient
+    except ImportError:
+        raise IndexError_("the Milvus backend needs pymilvus: pip install pymilvus milvus-lite") from None
+    logging.getLogger("pymilvus").setLevel(logging.CRITICAL)  # it logs a traceback for every failed call
+    try:
+        return MilvusClient(uri=cfg.milvus_uri, token=cfg.milvus_token or "")
+    except Exception as e:  # noqa: BLE001 - connection and lock failures come in many types
+        raise IndexError_(f"cannot open Milvus at {cfg.milvus_uri} ({type(e).__name__}: {str(e)[:160]}); "
+                          "is another citebot process holding this milvus-lite file, or is the server down?") from None
+
+
+def bm25_weights(counts: dict[str, int], tid: dict[str, int], avgdl: float, k1: float, b: float) -> dict[int, float]:
+    """A chunk's sparse vector: each term's BM25 tf part (the query supplies the idf)."""
+    dl = sum(counts.values())
+    norm = k1 * (1 - b + b * dl / avgdl) if avgdl else k1
+    return {tid[t]: tf * (k1 + 1) / (tf + norm) for t, tf in counts.items()}
+
+
+def _row(c: Chunk, vector: np.ndarray, counts: dict[str, int], sparse: dict[int, float]) -> dict:
+    terms = " ".join(encode_term(t) for t, n in counts.items() for _ in range(n))
+    return {"id": c.id, "source": c.source, "title": c.title, "headings": list(c.headings), "body": c.text[:TEXT_MAX],
+            "start": c.start, "end": c.end, "page": c.page, "status": c.status, "audience": c.audience,
+            "lang": c.lang, "tenant": c.tenant, "terms": terms[:TEXT_MAX], "sparse": sparse or {0: 0.0},
+            "dense": np.asarray(vector, dtype=np.float32).tolist()}
+
+
+def _chunk(r: dict) -> Chunk:
+    return Chunk(id=r["id"], source=r["source"], title=r["title"], headings=tuple(r.get("headings") or ()),
+                 text=r["body"], start=int(r["start"]), end=int(r["end"]), status=r["status"],
+                 audience=r["audience"], lang=r["lang"], tenant=r.get("tenant"), page=r.get("page"))
+
+
+class MilvusIndex:
+    def __init__(self, client, collection: str, manifest: dict):
+        self.client, self.collection, self.manifest = client, collection, manifest
+        self.terms_collection = manifest["terms_collection"]
+        self._n = int(manifest.get("n_chunks", 0))
+        self._known: dict[str, tuple[int, int] | None] = {}
+
+    @classmethod
+    def open(cls, cfg) -> MilvusIndex:
+        client = connect(cfg)
+        name = cfg.milvus_collection
+        if not client.has_collection(name):
+            raise IndexError_(f"no index in Milvus collection {name!r} at {cfg.milvus_uri}. Build one first: "
+                              f"python ingest.py FOLDER --set backend=milvus --set milvus_uri={cfg.milvus_uri}")
+        try:
+            props = client.describe_collection(name).get("properties", {})
+            manifest = json.loads(props[MANIFEST])
+            client.load_collection(name)
+            client.load_collection(manifest["terms_collection"])
+        except (KeyError, ValueError, TypeError):
+            raise IndexError_(f"the Milvus collection {name!r} holds no citebot manifest. Rebuild it: "
+                              f"{rebuild_command({}, name)} --set backend=milvus") from None
+        return cls(client, name, manifest)
+
+    def __len__(self) -> int:
+        return self._n
+
+    # --- the contract ---------------------------------------------------
+    def sparse_search(self, terms: Sequence[str], scope: Scope, k: int) -> list[Hit]:
+        known = self._terms(list(terms))
+        query: dict[int, float] = {}
+        for t in terms:  # every occurrence counts, as in rank-bm25
+            if t in known:
+                tid, df = known[t]
+                query[tid] = query.get(tid, 0.0) + idf(self._n, df)
+        if not query:
+            return []
+        res = self.client.search(self.collection, data=[query], anns_field="sparse", limit=k,
+                                 filter=scope_filter(scope), search_params={"metric_type": "IP"},
+                                 output_fields=FIELDS)[0]
+        found = sorted(((float(h["distance"]), h["entity"]) for h in res if float(h["distance"]) > 0),
+                       key=lambda p: (-p[0], p[1]["id"]))
+        return [Hit(_chunk(e), rank=i, score=s, ranks={"bm25": i}, scores={"bm25": s})
+                for i, (s, e) in enumerate(found, 1)]
+
+    def dense_search(self, vector: np.ndarray, scope: Scope, k: int) -> list[Hit]:
+        res = self.client.search(self.collection, data=[np.asarray(vector, dtype=np.float32).tolist()],
+                                 anns_field="dense", limit=k, filter=scope_filter(scope),
+                                 search_params={"metric_type": "COSINE", "params": {"ef": max(64, 4 * k)}},
+                                 output_fields=FIELDS)[0]
+        found = sorted(((float(h["distance"]), h["entity"]) for h in res if float(h["distance"]) > 0),
+                       key=lambda p: (-p[0], p[1]["id"]))
+        return [Hit(_chunk(e), rank=i, score=s, ranks={"dense": i}, scores={"dense": s})
+                for i, (s, e) in enumerate(found, 1)]
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        if not ids:
+            return []
+        by_id = {r["id"]: _chunk(r) for r in self.client.get(self.collection, ids=list(ids), output_fields=FIELDS)}
+        return [by_id[i] for i in ids]
+
+    def scan(self, scope: Scope) -> Iterator[Chunk]:
+        for batch in self._iterate(scope_filter(scope), FIELDS):
+            yield from (_chunk(r) for r in batch)
+
+    def term_stats(self, terms: Sequence[str], scope: Scope) -> dict[str, TermStat]:
+        uniq = list(dict.fromkeys(terms))
+        known = self._terms(uniq)
+        present = [t for t in uniq if t in known]
+        in_scope: dict[str, bool] = {}
+        if present:  # one single-term search per term, in one request: a hit means a chunk in scope holds it
+            res = self.client.search(self.collection, data=[{known[t][0]: 1.0} for t in present], anns_field="sparse",
+                                     limit=1, filter=scope_filter(scope), search_params={"metric_type": "IP"},
+                                     output_fields=["id"])
+            in_scope = {t: bool(len(hits)) and float(hits[0]["distance"]) > 0 for t, hits in zip(present, res)}
+        return {t: TermStat(idf(self._n, known[t][1] if t in known else 0), in_scope.get(t, False)) for t in uniq}
+
+    def terms_held(self, ids: Sequence[str], terms: Sequence[str]) -> dict[str, frozenset[str]]:
+        wanted = set(terms)
+        rows = self.client.get(self.collection, ids=list(ids), output_fields=["id", "terms"]) if ids else []
+        return {r["id"]: frozenset(t for t in map(decode_term, r["terms"].split()) if t in wanted) for r in rows}
+
+    def vectors(self, ids: Sequence[str]) -> np.ndarray | None:
+        if not ids:
+            return None
+        by_id = {r["id"]: r["dense"] for r in self.client.get(self.collection, ids=list(ids), output_fields=["dense"])}
+        return np.asarray([by_id[i] for i in ids], dtype=np.float32)
+
+    # --- what an incremental ingest reuses --------------------------------------
+    def contents(self) -> tuple[list[Chunk], np.ndarray, list[dict[str, int]]]:
+        chunks, vectors, counts = [], [], []
+        for batch in self._iterate("", FIELDS + ["terms", "dense"]):
+            for r in batch:
+                chunks.append(_chunk(r))
+                vectors.append(r["dense"])
+                c: dict[str, int] = {}
+                for t in map(decode_term, r["terms"].split()):
+                    c[t] = c.get(t, 0) + 1
+                counts.append(c)
+        dim = int(self.manifest.get("embed_dim") or 0)
+        return chunks, np.asarray(vectors, dtype=np.float32).reshape(len(chunks), dim), counts
+
+    # --- helpers ------------------------------------------------------------
+    def _iterate(self, flt: str, fields: list[str]) -> Iterator[list[dict]]:
+        it = self.client.query_iterator(self.collection, batch_size=1000, filter=flt, output_fields=fields)
+        try:
+            while batch := it.next():
+                yield batch
+        finally:
+            it.close()
+
+    def _terms(self, terms: list[str]) -> dict[str, tuple[int, int]]:
+        """(sparse dimension, document frequency) of each term the collection holds."""
+        todo = [t for t in dict.fromkeys(terms) if t not in self._known]
+        if todo:
+            rows = self.client.get(self.terms_collection, ids=todo, output_fields=["term", "tid", "df"])
+            found = {r["term"]: (int(r["tid"]), int(r["df"])) for r in rows}
+            self._known.update({t: found.get(t) for t in todo})
+        return {t: v for t in terms if (v := self._known[t]) is not None}
+
+
+# --- writing ---------------------------------------------------------------------
+def _schema(client, dim: int):
+    from pymilvus import DataType
+
+    s = client.create_schema(auto_id=False, enable_dynamic_field=False)
+    s.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
+    s.add_field("source", DataType.VARCHAR, max_length=2048)
+    s.add_field("title", DataType.VARCHAR, max_length=4096)
+    s.add_field("headings", DataType.JSON)
+    s.add_field("body", DataType.VARCHAR, max_length=65535)
+    s.add_field("start", DataType.INT64)
+    s.add_field("end", DataType.INT64)
+    s.add_field("page", DataType.INT64, nullable=True)
+    s.add_field("status", DataType.VARCHAR, max_length=128)
+    s.add_field("audience", DataType.VARCHAR, max_length=128)
+    s.add_field("lang", DataType.VARCHAR, max_length=32)
+    s.add_field("tenant", DataType.VARCHAR, max_length=512, nullable=True, is_partition_key=True)
+    s.add_field("terms", DataType.VARCHAR, max_length=65535)
+    s.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+    s.add_field("dense", DataType.FLOAT_VECTOR, dim=dim)
+    return s
+
+
+def _index_params(client, cfg):
+    ip = client.prepare_index_params()
+    ip.add_index(field_name="sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="IP")
+    # milvus-lite reads build parameters only under "params"; a server reads them flat: give both.
+    dense = {"M": 16, "efConstruction": 200} if cfg.milvus_index == "HNSW" else {}
+    ip.add_index(field_name="dense", index_type=cfg.milvus_index, metric_type="COSINE",
+                 params={**dense, "params": dense})
+    return ip
+
+
+def _terms_schema(client):
+    from pymilvus import DataType
+
+    s = client.create_schema(auto_id=False, enable_dynamic_field=False)
+    s.add_field("term", DataType.VARCHAR, is_primary=True, max_length=1024)
+    s.add_field("tid", DataType.INT64)  # the term's dimension in the sparse vectors
+    s.add_field("df", DataType.INT64)
+    s.add_field("v", DataType.FLOAT_VECTOR, dim=2)  # Milvus wants a vector in every collection
+    return s
+
+
+def _insert(client, name: str, rows: list[dict], batch: int = 1000) -> None:
+    for i in range(0, len(rows), batch):
+        client.upsert(name, rows[i:i + batch])
+
+
+def _document_frequencies(counts: Sequence[dict[str, int]]) -> dict[str, int]:
+    df: dict[str, int] = {}
+    for c in counts:
+        for t in c:
+            df[t] = df.get(t, 0) + 1
+    return df
+
+
+REWEIGH = 0.01  # re-weigh every chunk once the average chunk length has moved this much
+
+
+def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, int]], manifest: dict,
+          previous: MilvusIndex | None, changed: Set[str] = frozenset()) -> str:
+    """Rebuild into a fresh collection and switch the alias (``previous``
+    None), or update the live collection in place: upsert the chunks of new
+    and changed files (``changed``: their paths; metadata may have changed
+    with the text unchanged), delete the chunks no file holds any more,
+    refresh the term statistics, and stamp the manifest last (a crash before
+    it leaves the old manifest, so the next ingest redoes the work).  BM25
+    weights are exact after a rebuild; in place, every chunk is re-weighed
+    once the average chunk length has moved by more than ``REWEIGH``."""
+    client = previous.client if previous is not None else connect(cfg)
+    df = _document_frequencies(counts)
+    avgdl = sum(sum(c.values()) for c in counts) / len(counts) if counts else 0.0
+    old_tid = dict(_iterate_terms(client, previous.terms_collection)) if previous is not None else {}
+    tid = dict(old_tid)  # a term keeps its dimension; a new one takes the next free one (0 is never used)
+    next_id = max(tid.values(), default=0) + 1
+    for t in sorted(set(df) - set(tid)):
+        tid[t], next_id = next_id, next_id + 1
+    manifest = dict(manifest, n_chunks=len(chunks), avgdl=avgdl)
+    terms = [{"term": t, "tid": tid[t], "df": n, "v": [0.0, 0.0]} for t, n in df.items()]
+
+    def rows(which) -> list[dict]:
+        return [_row(c, v, cnt, bm25_weights(cnt, tid, avgdl, cfg.bm25_k1, cfg.bm25_b))
+                for c, v, cnt in zip(chunks, vectors, counts) if which(c)]
+    if previous is None:
+        name = _create(client, cfg, int(manifest["embed_dim"]))
+        terms_name = name + "_terms"
+        _insert(client, name, rows(lambda c: True))
+        _insert(client, terms_name, terms, 5000)
+        client.flush(name)
+        client.flush(terms_name)
+        manifest["terms_collection"] = terms_name
+        client.alter_collection_properties(name, properties={MANIFEST: json.dumps(manifest, ensure_ascii=False)})
+        _switch(client, cfg.milvus_collection, name)
+        return name
+    live = previous.collection
+    old_ids = {c.id for c in previous.scan(Scope.everything())}
+    gone = sorted(old_ids - {c.id for c in chunks})
+    if gone:
+        client.delete(live, ids=gone)
+    before = float(previous.manifest.get("avgdl") or 0.0)
+    reweigh = not before or abs(avgdl - before) > REWEIGH * before
+    _insert(client, live, rows(lambda c: reweigh or c.id not in old_ids or c.source in changed))
+    _insert(client, previous.terms_collection, terms, 5000)
+    stale = sorted(set(old_tid) - set(df))
+    if stale:
+        client.delete(previous.terms_collection, ids=stale)
+    client.flush(live)
+    client.flush(previous.terms_collection)
+    manifest["terms_collection"] = previous.terms_collection
+    if not reweigh:
+        manifest["avgdl"] = before  # the weights on disk were made with this one
+    client.alter_collection_properties(live, properties={MANIFEST: json.dumps(manifest, ensure_ascii=False)})
+    return live
+
+
+def _create(client, cfg, dim: int) -> str:
+    """A new chunk collection and its terms collection; the name of the first."""
+    stamp = time.strftime("%Y%m%d%H%M%S") + f"{time.time_ns() % 1_000_000:06d}"
+    name = f"{cfg.milvus_collection}__{stamp}"
+    client.create_collection(name, schema=_schema(client, dim), index_params=_index_params(client, cfg))
+    tip = client.prepare_index_params()
+    tip.add_index(field_name="v", index_type="FLAT", metric_type="L2")
+    client.create_collection(name + "_terms", schema=_terms_schema(client), index_params=tip)
+    return name
+
+
+def _iterate_terms(client, name: str) -> Iterator[tuple[str, int]]:
+    it = client.query_iterator(name, batch_size=5000, filter="", output_fields=["term", "tid"])
+    try:
+        while batch := it.next():
+            yield from ((r["term"], int(r["tid"])) for r in batch)
+    finally:
+        it.close()
+
+
+def _switch(client, alias: str, target: str) -> None:
+    """Point ``alias`` at ``target`` (the atomic step of a rebuild), then drop
+    the collections it pointed at before."""
+    if client.has_collection(alias) and alias not in client.list_aliases(target).get("aliases", []):
+        try:
+            old = client.describe_alias(alias)["collection_name"]
+        except Exception:  # noqa: BLE001 - a plain collection under the alias name: not one of ours
+            raise IndexError_(f"a Milvus collection named {alias!r} exists and is not citebot's alias; "
+                              "set milvus_collection to another name") from None
+        client.alter_alias(target, alias)
+        _drop_old(client, old)
+    else:
+        client.create_alias(target, alias)
+
+
+def _drop_old(client, name: str) -> None:
+    try:
+        props = client.describe_collection(name).get("properties", {})
+        terms = json.loads(props[MANIFEST]).get("terms_collection")
+    except Exception:  # noqa: BLE001 - an older collection without a readable manifest
+        terms = None
+    client.drop_collection(name)
+    if terms and client.has_collection(terms):
+        client.drop_collection(terms)

@@ -1,0 +1,135 @@
+"""The Milvus backend (milvus-lite, in CI): the checks the local backend
+passes, with only the backend setting changed."""
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from citebot.config import Config
+from citebot.engine import Engine
+from citebot.index import milvus as mv
+from citebot.index.build import ingest
+from citebot.index.store import IndexError_, open_index
+from citebot.measurement import evaluate
+from citebot.measurement.golden import Judge, load_golden
+from citebot.schema import Chunk, Scope
+from citebot.search.analyzer import analyze
+from citebot.search.models import Models
+
+from conftest import ROOT, SAMPLE, write
+
+
+@pytest.fixture(scope="session")
+def milvus_sample(tmp_path_factory, embedder, sample_index):
+    root = tmp_path_factory.mktemp("milvus")
+    cfg = Config(backend="milvus", milvus_uri=str(root / "sample.db"), milvus_collection="sample", use_rerank=False,
+                 data_dir=str(root))
+    ingest(SAMPLE, cfg, embedder=embedder, log=lambda m: None)
+    return Engine(open_index(cfg), cfg, Models(embedder, None))
+
+
+def test_terms_are_encoded_whole_for_the_standard_tokenizer():
+    for term in ("e4032", "rd2-24", "rd2_24", "3.5", "保修", "ফেরত", "guarante", "x_y"):
+        tok = mv.encode_term(term)
+        assert mv.decode_term(tok) == term and len(__import__("re").findall(r"\w+", tok.lower())) == 1
+    assert mv.encode_term("rd2-24") != mv.encode_term("rd2_24")
+
+
+def test_a_tenant_name_cannot_widen_the_scope(tmp_path, embedder):
+    cfg = Config(backend="milvus", milvus_uri=str(tmp_path / "t.db"), milvus_collection="t")
+    chunks = [Chunk(f"c{i}", f"d{i}.md", "", (), f"refund rule {i}", 1, 1, tenant=t)
+              for i, t in enumerate([None, "acme", "globex", 'x" or tenant != "'])]
+    vec = np.eye(4, 8, dtype=np.float32)
+    mv.write(cfg, chunks, vec, [Counter(analyze(c.search_text)) for c in chunks],
+             {"embed_model": "x", "embed_dim": 8, "source_folder": "t", "sources": {}}, None)
+    idx = mv.MilvusIndex.open(cfg)
+    hostile = Scope.build(tenant='x" or tenant != "')
+    assert 'tenant == "x\\" or tenant != \\""' in mv.scope_filter(hostile)
+    assert sorted(h.chunk.tenant or "-" for h in idx.sparse_search(["refund"], hostile, 10)) == ["-", 'x" or tenant != "']
+    assert sorted(h.chunk.tenant or "-" for h in idx.sparse_search(["refund"], Scope(), 10)) == ["-"]
+    assert {c.tenant for c in idx.scan(Scope.build(tenant="acme"))} == {None, "acme"}
+
+
+@pytest.mark.parametrize("q,held", [("what does E4032 mean", "E4032"), ("RD2-24 recall", "RD2-24"),
+                                      ("帐篷保修期多长", "保修"), ("ফেরত কত দিনের মধ্যে", "ফেরত"),
+                                      ("guaranteed for how long", "guarantee")])
+def test_identifiers_cjk_bengali_and_stems_reach_milvus_whole(milvus_sample, sample_engine, q, held):
+    # The same terms: the first hit is the local first hit, and holds the term whole.  (Lower ranks
+    # may differ: milvus-lite keeps BM25 statistics per segment, and segments per tenant partition.)
+    terms = analyze(q)
+    local = sample_engine.index.sparse_search(terms, Scope(), 5)
+    remote = milvus_sample.index.sparse_search(terms, Scope(), 5)
+    assert remote[0].id == local[0].id and held.lower() in remote[0].chunk.search_text.lower()
+    assert {h.id for h in remote} <= {h.id for h in sample_engine.index.sparse_search(terms, Scope(), 50)}
+
+
+@pytest.mark.parametrize("k", [1, 3, 5, 20])
+def test_no_leak_on_milvus_through_any_channel(milvus_sample, k):
+    from test_leaks import all_queries, forbidden
+    e = milvus_sample.configured(milvus_sample.cfg.replace(final_k=k, rerank_pool=max(k, 20)))
+    queries = all_queries()
+    vectors = e.embed()(queries)
+    for q, v in zip(queries, vectors):
+        _, hybrid = e.search(q, [], Scope())
+        for h in (e.index.sparse_search(analyze(q), Scope(), k) + e.index.dense_search(v, Scope(), k)
+                  + hybrid.hits + hybrid.fused):
+            assert not forbidden(h.chunk), (q, h.chunk.source)
+
+
+def test_the_golden_ablation_on_milvus_is_within_002_of_local(milvus_sample, sample_engine):
+    qs = load_golden(ROOT / "golden.json").questions
+    for name in ("bm25", "dense", "hybrid", "+followups"):
+        rows = {}
+        for label, e in (("local", sample_engine), ("milvus", milvus_sample)):
+            rows[label] = evaluate.summarize(qs, evaluate.run_config(e, name, qs, Judge(e.index)))
+        for metric in ("hit@5", "ndcg@10"):
+            assert abs(rows["local"][metric] - rows["milvus"][metric]) <= 0.02, (name, metric, rows)
+        assert rows["milvus"]["leaks"] == 0
+
+
+def test_incremental_ingest_on_milvus(tmp_path, counting):
+    folder = tmp_path / "docs"
+    write(folder / "a.md", "# A\n\nRefunds go to the card.\n")
+    write(folder / "b.md", "# B\n\nShipping takes two days.\n")
+    cfg = Config(backend="milvus", milvus_uri=str(tmp_path / "i.db"), milvus_collection="inc", use_rerank=False)
+    first = ingest(folder, cfg, embedder=counting, log=lambda m: None)
+    assert sorted(first.added) == ["a.md", "b.md"] and counting.embedded == 2
+    counting.calls.clear()
+    write(folder / "b.md", "---\naudience: staff\n---\n# B\n\nShipping takes two days.\n")  # metadata only
+    write(folder / "c.md", "# C\n\nGift cards never expire.\n")
+    (folder / "a.md").unlink()
+    report = ingest(folder, cfg, embedder=counting, log=lambda m: None)
+    assert report.added == ["c.md"] and report.changed == ["b.md"] and report.removed == ["a.md"]
+    assert counting.embedded == 1  # b's text is unchanged: only c is embedded
+    idx = mv.MilvusIndex.open(cfg)
+    assert {c.source: c.audience for c in idx.scan(Scope.everything())} == {"b.md": "staff", "c.md": "public"}
+    assert [h.chunk.source for h in idx.sparse_search(analyze("shipping"), Scope(), 5)] == []  # now staff only
+    assert idx.term_stats(analyze("refunds"), Scope())[analyze("refunds")[0]].in_scope is False  # a.md is gone
+
+
+def test_a_model_mismatch_is_refused_with_the_command_that_fixes_it(milvus_sample):
+    cfg = milvus_sample.cfg.replace(embed_model="/some/other/model")
+    with pytest.raises(IndexError_) as e:
+        open_index(cfg)
+    msg = str(e.value)
+    assert "embed_model" in msg and "--set backend=milvus" in msg and "--rebuild" in msg
+
+
+def test_a_crash_mid_rebuild_leaves_the_old_collection_live(tmp_path, counting, monkeypatch):
+    folder = tmp_path / "docs"
+    write(folder / "a.md", "# A\n\nRefunds go to the card.\n")
+    cfg = Config(backend="milvus", milvus_uri=str(tmp_path / "c.db"), milvus_collection="live", use_rerank=False)
+    ingest(folder, cfg, embedder=counting, log=lambda m: None)
+    write(folder / "b.md", "# B\n\nShipping takes two days.\n")
+    real = mv._insert
+
+    def crash(client, name, rows, batch=1000):
+        real(client, name, rows[:1], batch)
+        raise RuntimeError("killed mid-rebuild")
+    monkeypatch.setattr(mv, "_insert", crash)
+    with pytest.raises(RuntimeError):
+        ingest(folder, cfg, rebuild=True, embedder=counting, log=lambda m: None)
+    idx = mv.MilvusIndex.open(cfg)  # the alias still names the complete old collection
+    assert {c.source for c in idx.scan(Scope.everything())} == {"a.md"}
+    assert json.loads(idx.client.describe_collection("live")["properties"][mv.MANIFEST])["sources"].keys() == {"a.md"}
