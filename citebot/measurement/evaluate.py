@@ -13,6 +13,7 @@ Same input, same numbers (latency aside).
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -244,7 +245,8 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
     if not root.is_dir():
         log(f"skipped {path.name}: its documents ({root}) are not on this machine")
         return None
-    icfg = cfg.replace(index=str(ROOT / ".cache" / "golden" / path.stem))
+    icfg = (cfg.replace(milvus_collection=f"golden_{re.sub(r'[^A-Za-z0-9_]', '_', path.stem)}")
+            if cfg.backend == "milvus" else cfg.replace(index=str(ROOT / ".cache" / "golden" / path.stem)))
     ingest(root, icfg, include=[f"{f}/*" for f in corpus.get("folders", [])],
            embedder=models.embedder(icfg) if models else None)
     return Engine(open_index(icfg), icfg, models)
