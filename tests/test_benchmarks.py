@@ -75,6 +75,11 @@ def tiny(tmp_path):
     write_jsonl(root / "rgb_zh/zh_corpus.jsonl", [{"_id": "z1", "title": "", "text": "死亡12人"}])
     write_jsonl(root / "rgb_zh/zh_queries.jsonl", [{"_id": "rgbzh-0", "text": "死亡人数", "answers": ["12人"]}])
     write_qrels(root / "rgb_zh/zh_qrels.tsv", [("rgbzh-0", "z1", 1)])
+    # cmrc: plain BEIR names under cmrc2018/
+    write_jsonl(root / "cmrc2018/corpus.jsonl", [{"_id": "c1", "title": "", "text": "光荣和ω-force开发"}])
+    write_jsonl(root / "cmrc2018/queries.jsonl", [{"_id": "DEV_0", "text": "谁开发的？", "answers": ["光荣"]},
+                                                  {"_id": "DEV_9", "text": "no qrels row"}])
+    write_qrels(root / "cmrc2018/qrels.tsv", [("DEV_0", "c1", 1)])
     return root
 
 
@@ -172,6 +177,14 @@ def test_load_rgb_zh(tiny):
     assert b.meta["answers"] == {"rgbzh-0": ["12人"]}
 
 
+def test_load_cmrc_keeps_only_questions_with_qrels(tiny):
+    b = load("cmrc", root=tiny)
+    assert b.queries == {"DEV_0": "谁开发的？"}
+    assert b.qrels == {"DEV_0": {"c1": 1}}
+    assert b.meta["answers"] == {"DEV_0": ["光荣"]}
+    assert available("cmrc", root=tiny)
+
+
 def test_mtragun_tasks(tiny):
     tasks = load_mtragun_tasks(root=tiny)
     assert [t["qrels"] for t in tasks] == [{"p1": 1}, {}]
@@ -262,6 +275,12 @@ def test_real_squad2():
     assert len(b.qrels) == 500 - 258
     assert not set(b.qrels) & b.meta["unanswerable"]
     assert all(b.meta["answers"][q] for q in b.qrels)          # answerable have answers
+
+
+def test_real_cmrc():
+    _real("cmrc")
+    b = load("cmrc")
+    assert (len(b.corpus), len(b.queries)) == (137, 500)
 
 
 def test_real_rgb_zh():

@@ -1,6 +1,6 @@
 """Retrieval quality on the public BEIR-form benchmarks, against published numbers.
 
-    python evaluate.py --benchmark scifact|mtrag|squad2|rgb_zh [--limit N] [--json] [--configs bm25,hybrid]
+    python evaluate.py --benchmark scifact|mtrag|squad2|rgb_zh|cmrc [--limit N] [--json] [--configs bm25,hybrid]
 
 The benchmark corpus becomes an in-memory ``LocalIndex``, one chunk per
 document (``title + "\\n" + text`` is what BM25 and the embedder see, the
@@ -19,7 +19,8 @@ queries that have qrels, plus p50/p95 search latency.  Per benchmark:
 * ``squad2`` also refusal over all questions: retrieval-level (no final hit
   passes the evidence floor) and answer-level (``Engine.ask``, the bot's
   offline answerer and its refusal rules) for the bot's configuration.
-* ``rgb_zh`` Chinese.
+* ``rgb_zh`` Chinese news; ``cmrc`` Chinese Wikipedia (hit@5: the context
+  the question was written against is in the top 5).
 
 Corpus embeddings are cached under ``.cache/bench/`` (git-ignored), keyed by
 the model name and the corpus ids and texts, so a rerun does not re-embed.
@@ -44,7 +45,7 @@ from citebot.schema import Chunk, Scope
 from citebot.search.models import Models
 
 CACHE_DIR = ROOT / ".cache" / "bench"
-METRIC_KEYS = ("ndcg@10", "recall@100", "mrr@10", "p50_ms", "p95_ms")
+METRIC_KEYS = ("ndcg@10", "hit@5", "recall@100", "mrr@10", "p50_ms", "p95_ms")
 EMBED_BATCH = 256  # corpus texts per encode call (one progress line each)
 NO_HISTORY_SAME = {"+followups": "+expansion"}  # rows that equal another one when queries have no history
 
@@ -115,11 +116,13 @@ def score(engine: Engine, queries: dict[str, tuple[str, list[str]]], qrels: dict
         rel = qrels.get(qid)
         if rel and any(g > 0 for g in rel.values()):
             per_query.append({"ndcg@10": metrics.ndcg_at_k(ranked, rel, 10, gain="linear"),
+                              "hit@5": float(any(rel.get(d, 0) > 0 for d in ranked[:5])),
                               "recall@100": metrics.recall_at_k(ranked, rel, 100),
                               "mrr@10": metrics.reciprocal_rank(ranked, rel, 10)})
         if on_result is not None:
             on_result(qid, r)
     return {"ndcg@10": metrics.mean(q["ndcg@10"] for q in per_query),
+            "hit@5": metrics.mean(q["hit@5"] for q in per_query),
             "recall@100": metrics.mean(q["recall@100"] for q in per_query),
             "mrr@10": metrics.mean(q["mrr@10"] for q in per_query),
             "p50_ms": metrics.percentile(latencies, 50), "p95_ms": metrics.percentile(latencies, 95),
@@ -218,10 +221,10 @@ def format_table(result: dict) -> str:
            f"{result['n_docs']} docs; wall {result['wall_s']} s (index {result['index_s']} s); "
            f"* = the bot as configured", ""]
     rows = [[key + (" *" if key == result.get("default") else ""), fmt(m.get("ndcg@10"), 4),
-             fmt(m.get("recall@100"), 4), fmt(m.get("mrr@10"), 4), fmt(m.get("p50_ms"), 1),
+             fmt(m.get("hit@5"), 4), fmt(m.get("recall@100"), 4), fmt(m.get("mrr@10"), 4), fmt(m.get("p50_ms"), 1),
              fmt(m.get("p95_ms"), 1), str(m.get("n", "")), m.get("note", "")]
             for key, m in result["configs"].items()]
-    out += columns(["config", "nDCG@10", "R@100", "MRR@10", "p50 ms", "p95 ms", "n", "note"], rows, left=("note",))
+    out += columns(["config", "nDCG@10", "hit@5", "R@100", "MRR@10", "p50 ms", "p95 ms", "n", "note"], rows, left=("note",))
     if result.get("refusal"):
         out += ["", f"refusal of the bot's configuration on {result['n_questions']} questions "
                     f"({result['n_unanswerable']} unanswerable; refuse = positive class)"]

@@ -24,6 +24,9 @@ header line.  Per benchmark (see ``load``):
   and no qrels row).
 * ``rgb_zh``: ``zh_corpus.jsonl``, ``zh_queries.jsonl`` (with ``answers``),
   ``zh_qrels.tsv``.
+* ``cmrc``: ``cmrc2018/`` ``corpus.jsonl`` (137 Chinese contexts),
+  ``queries.jsonl`` (500 questions with ``answers``), ``qrels.tsv`` (the
+  context each question was written against).
 """
 from __future__ import annotations
 
@@ -56,7 +59,7 @@ BENCH_DIR: Path = Path(
     os.environ.get(ENV_VAR) or Path(__file__).resolve().parents[3] / "shared" / "benchmarks"
 )
 
-NAMES = ("scifact", "mtrag", "squad2", "rgb_zh")
+NAMES = ("scifact", "mtrag", "squad2", "rgb_zh", "cmrc")
 MTRAG_QUERY_FORMS = ("lastturn", "rewrite", "questions")
 MTRAG_SPEAKER = "|user|: "
 
@@ -175,6 +178,9 @@ def _files(name: str, root: Path, split: str, query_form: str | None) -> dict[st
             "queries": d / "zh_queries.jsonl",
             "qrels": d / "zh_qrels.tsv",
         }
+    if name == "cmrc":
+        d = root / "cmrc2018"
+        return {"corpus": d / "corpus.jsonl", "queries": d / "queries.jsonl", "qrels": d / "qrels.tsv"}
     raise ValueError(f"unknown benchmark {name!r}; expected one of {', '.join(NAMES)}")
 
 
@@ -288,7 +294,7 @@ def load(
 ) -> Benchmark:
     """Load one benchmark split.
 
-    ``name``: scifact | mtrag | squad2 | rgb_zh.  ``split``: "test" (scifact
+    ``name``: scifact | mtrag | squad2 | rgb_zh | cmrc.  ``split``: "test" (scifact
     also "train"; the others ship one qrels file, exposed as "test").
     ``query_form`` (mtrag only): "lastturn" (default), "rewrite" (the human
     standalone rewrite) or "questions" (all user turns so far, one per line).
@@ -303,7 +309,7 @@ def load(
       kept in ``queries`` although they have no qrels), "answers" {qid: [gold
       answers]} ([] for impossible ones), "context_id" {qid: paragraph id the
       question was written against}.
-    * rgb_zh: "answers" {qid: [gold answers]}.
+    * rgb_zh, cmrc: "answers" {qid: [gold answers]}.
     """
     _check_args(name, split, query_form)
     base = Path(root) if root is not None else bench_dir()
@@ -333,7 +339,7 @@ def load(
 
     if name == "mtrag":
         queries = _mtrag_meta(meta, rows, keep, files["questions"], query_form, queries, strip_speaker)
-    elif name == "rgb_zh":
+    elif name in ("rgb_zh", "cmrc"):
         meta["answers"] = {qid: list(rows[qid].get("answers") or []) for qid in keep}
 
     return Benchmark(name=name, corpus=corpus, queries=queries, qrels=qrels, meta=meta)

@@ -232,7 +232,7 @@ def diagnosis(qs: list[Question], res: dict[str, RetrievalResult], answers: dict
 def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool = True) -> Engine | None:
     """The engine over the documents a golden file names (its "corpus": a
     folder relative to the file, and the sub-folders to take), indexed into
-    .cache/golden/<name> and kept up to date; None when that folder is absent.
+    .cache/golden/<name>_<model> and kept up to date; None when that folder is absent.
     Without a "corpus", or with ``own_index`` false, the index the settings name."""
     from citebot.index.build import ingest
     from citebot.index.store import open_index
@@ -245,8 +245,10 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
     if not root.is_dir():
         log(f"skipped {path.name}: its documents ({root}) are not on this machine")
         return None
-    icfg = (cfg.replace(milvus_collection=f"golden_{re.sub(r'[^A-Za-z0-9_]', '_', path.stem)}")
-            if cfg.backend == "milvus" else cfg.replace(index=str(ROOT / ".cache" / "golden" / path.stem)))
+    # One index per (golden set, embedding model): comparing models does not rebuild one over the other.
+    name = re.sub(r"[^A-Za-z0-9_]+", "_", f"{path.stem}_{Path(cfg.embed_model).name}")
+    icfg = (cfg.replace(milvus_collection=f"golden_{name}") if cfg.backend == "milvus"
+            else cfg.replace(index=str(ROOT / ".cache" / "golden" / name)))
     ingest(root, icfg, include=[f"{f}/*" for f in corpus.get("folders", [])],
            embedder=models.embedder(icfg) if models else None)
     return Engine(open_index(icfg), icfg, models)

@@ -1,12 +1,12 @@
 """``evaluate.py`` / ``citebot eval``: golden sets, benchmarks, sweeps and the refusal gate.
 
     python evaluate.py [--golden golden.json] [--split tune|report|all] [--answers] [--json|--markdown]
-    python evaluate.py --benchmark scifact|mtrag|squad2|rgb_zh [--bench-split train] [--limit N] [--json]
+    python evaluate.py --benchmark scifact|mtrag|squad2|rgb_zh|cmrc [--bench-split train] [--limit N] [--json]
     python evaluate.py [--golden F | --benchmark B] --split tune --sweep KEY=V1,V2 ...
     python evaluate.py --refusal [--fit] [--plot docs/refusal-tradeoff.png]
 
 A golden file that names its documents ("corpus") is run on its own index
-(.cache/golden/<name>, built and kept up to date here) unless ``--index`` or
+(.cache/golden/<name>_<model>, built and kept up to date here) unless ``--index`` or
 ``CITEBOT_INDEX`` names one; when those documents are absent the run is
 skipped with a message (exit 0).
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from citebot import cli, config
 from citebot.config import ROOT, Config
-from citebot.measurement import report
+from citebot.measurement import benchmarks, report
 from citebot.measurement.evaluate import CONFIGS, evaluate, golden_engine
 from citebot.measurement.golden import SPLITS
 
@@ -29,7 +29,7 @@ def parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--split", choices=[*SPLITS, "all"], default="all",
                    help="which half of the golden set: tune, report (held out) or all (default)")
     p.add_argument("--answers", action="store_true", help="also run the answerer (offline extractive or the configured LLM)")
-    p.add_argument("--benchmark", choices=["scifact", "mtrag", "squad2", "rgb_zh"])
+    p.add_argument("--benchmark", choices=list(benchmarks.NAMES))
     p.add_argument("--bench-split", default="test", help="--benchmark scifact: test (default) or train")
     p.add_argument("--limit", type=int, help="only the first N questions")
     p.add_argument("--ids", help="only these question ids, comma-separated")
