@@ -46,11 +46,14 @@ def test_the_prompt_is_up_while_the_models_load_and_the_first_answer_says_it_wai
     assert "never expire" in text and "E4032" in text
 
 
-def test_bench_scale_section_runs_and_checks_bm25_against_rank_bm25():
+def test_bench_scale_section_runs_both_backends_and_checks_bm25_against_rank_bm25():
     r = subprocess.run([sys.executable, str(ROOT / "bench.py"), "--skip-sample", "--skip-startup", "--sizes", "400",
                         "--json"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
-    row = res["scale"][0]
-    assert row["chunks"] == 400 and {"bm25", "bm25s", "dense", "matmul_floor", "hybrid", "load_s"} <= set(row)
+    rows = {r["backend"]: r for r in res["scale"]}
+    assert set(rows) == {"local", "milvus"}  # pymilvus is installed in the test environment
+    assert rows["local"]["chunks"] == 400 and {"bm25", "bm25s", "dense", "matmul_floor", "hybrid", "load_s"} <= set(rows["local"])
+    assert rows["milvus"]["chunks"] == 400 and {"bm25", "dense", "hybrid", "build_s", "rss_mib"} <= set(rows["milvus"])
+    assert all(r[c]["n"] == rows["local"]["bm25"]["n"] > 0 for r in rows.values() for c in ("bm25", "dense", "hybrid"))
     assert res["exactness"] < 1e-9

@@ -1,6 +1,7 @@
 """Rerunnable speed benchmark, every number beside a reference measured in the same run.
 
-    python bench.py [--sizes 1000,10000,30000,100000] [--skip-sample] [--skip-startup] [--json]
+    python bench.py [--sizes 1000,10000,30000,100000] [--backends local,milvus] [--skip-sample]
+                    [--skip-startup] [--json]
 
   sample    ingest of examples/kb (full, unchanged re-run as the command a user
             types), per-query latency on the golden questions (sparse, dense,
@@ -15,7 +16,10 @@
             index load, per-query p50/p95 of citebot's BM25 against bm25s, of
             its dense search against a bare numpy matmul + argpartition, and of
             hybrid retrieval through the engine (query embedding excluded:
-            a stub gives random vectors), over 100 real queries.
+            a stub gives random vectors), over 100 real queries; then the
+            same chunks and vectors on Milvus (milvus-lite, a pure-Python
+            stand-in for the server: the same client code path, not its
+            speed), each size and backend in a process of its own.
 
 No trained cross-encoder ships offline, so "hybrid+rerank" uses a stand-in
 with the shape of ms-marco-MiniLM-L-6-v2 (the packaged MiniLM body with an
@@ -167,14 +171,22 @@ def table(res: dict) -> str:
         out += ["", f"start-up: chat prompt visible {st['prompt_visible_s']} s; bot.py --ask --json "
                     f"{st['ask_json_s']} s; retrieve.py --json {st['retrieve_json_s']} s (best of 3)"]
     if res.get("scale"):
-        out += ["", "scale (random vectors; p50 ms; ratio = citebot / reference in the same run):",
+        local = [r for r in res["scale"] if r["backend"] == "local"]
+        out += ["", "scale, local backend (random vectors; p50 ms; ratio = citebot / reference in the same run):",
                 f"{'chunks':>8}{'load s':>8}{'1st ms':>8}{'bm25':>8}{'bm25s':>8}{'ratio':>7}{'dense':>8}{'numpy':>8}"
                 f"{'ratio':>7}{'hybrid':>8}{'RSS MiB':>9}"]
-        for r in res["scale"]:
+        for r in local:
             out.append(f"{r['chunks']:>8}{r['load_s']:>8}{r['first_query_ms']:>8}{r['bm25']['p50_ms']:>8}"
                        f"{r['bm25s']['p50_ms']:>8}"
                        f"{r['bm25_vs_bm25s']:>7}{r['dense']['p50_ms']:>8}{r['matmul_floor']['p50_ms']:>8}"
                        f"{r['dense_vs_floor']:>7}{r['hybrid']['p50_ms']:>8}{r['rss_mib']:>9}")
+        out += ["", "backends side by side (same chunks and vectors; ingest = writing the index, embedding excluded;"
+                    " ms per query p50/p95; peak RSS of the process):",
+                f"{'chunks':>8} {'backend':8}{'ingest s':>9}{'load s':>8}{'bm25':>14}{'dense':>14}{'hybrid':>14}"
+                f"{'RSS MiB':>9}"]
+        for r in sorted(res["scale"], key=lambda r: (r["chunks"], r["backend"])):
+            cells = "".join(f"{str(r[c]['p50_ms']) + '/' + str(r[c]['p95_ms']):>14}" for c in ("bm25", "dense", "hybrid"))
+            out.append(f"{r['chunks']:>8} {r['backend']:8}{r['build_s']:>9}{r['load_s']:>8}{cells}{r['rss_mib']:>9}")
         out.append(f"BM25 against rank-bm25 on 2,000 of these passages: largest difference {res['exactness']:.1e}")
     return "\n".join(out)
 
@@ -184,6 +196,8 @@ def main(argv=None, prog: str = "bench.py") -> int:
     p.add_argument("--folder", default=str(ROOT / "examples" / "kb"))
     p.add_argument("--golden", default=str(ROOT / "golden.json"))
     p.add_argument("--sizes", default=",".join(map(str, SIZES)), help="scale section sizes ('' skips it)")
+    p.add_argument("--backends", default=None,
+                   help="scale section backends, comma-separated (default: local, and milvus when pymilvus is installed)")
     p.add_argument("--skip-sample", action="store_true")
     p.add_argument("--skip-startup", action="store_true")
     p.add_argument("--json", action="store_true")
@@ -202,7 +216,15 @@ def main(argv=None, prog: str = "bench.py") -> int:
             res["startup"] = startup(Path(tmp))
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     if sizes:
-        res["scale"] = scale.run(sizes, cli.warn)
+        if args.backends is None:
+            import importlib.util
+
+            backends = ["local"] + (["milvus"] if importlib.util.find_spec("pymilvus") else [])
+        else:
+            backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+        if set(backends) - {"local", "milvus"}:
+            p.error("--backends takes local and/or milvus")
+        res["scale"] = scale.run(sizes, cli.warn, backends)
         texts, queries = scale.passages()
         res["exactness"] = scale.exactness(texts, queries)
     print(json.dumps(res, indent=2) if args.json else table(res))
