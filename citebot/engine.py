@@ -30,7 +30,7 @@ from citebot.config import REFUSAL, Config
 from citebot.index.store import IndexError_, SearchIndex, open_index, rebuild_command
 from citebot.schema import Hit, Scope
 from citebot.search import queries as qmod
-from citebot.search.models import Models
+from citebot.search.models import Models, cosine_scale
 from citebot.search.queries import QueryPlan
 from citebot.search.retriever import Retrieval, retrieve
 
@@ -166,11 +166,12 @@ class Engine:
         context = by_query.get(plan.followup or "", []) if plan.method != "llm" else []
         expansions = [by_query[q] for q in plan.expansions if q in by_query]
         turn.scored = score_units(r.queries[qi], variants(r.terms[qi], context, expansions), ctx, r.stats,
-                                  self.embed(queries=False), r.vectors[qi] if r.vectors is not None else None)
+                                  self.embed(queries=False), r.vectors[qi] if r.vectors is not None else None,
+                                  cosine_scale=cosine_scale(self.index.manifest.get("embed_model")))
         turn.answer_score = turn.scored[0].score if turn.scored else 0.0
         turn.signals = gate.signals(r.queries[qi], [r.terms[qi], *expansions], ctx, r.evidence, r.stats, turn.scored,
                                     r.hits[0].id if r.hits else None)
-        turn.p_answerable = gate.probability(turn.signals)
+        turn.p_answerable = gate.probability(turn.signals, gate.model(self.index.manifest.get("embed_model")))
         if cfg.use_gate and turn.p_answerable < cfg.gate_threshold:
             return gate.reason(turn.signals, turn.p_answerable, cfg.gate_threshold)
         return None

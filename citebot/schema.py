@@ -79,7 +79,7 @@ class Scope:
                 f"lang={langs} tenant={self.tenant or '-'}")
 
 
-FUSED = ("rrf", "rerank")  # lists made from other lists; every other list is a first-stage one
+FUSED = ("rrf", "pages", "rerank")  # lists made from other lists; every other list is a first-stage one
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,10 @@ sys.path.insert(0, str(ROOT))
 for key in list(os.environ):
     if key.startswith("CITEBOT_") or key in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
         del os.environ[key]
+# Most tests run on the English MiniLM (fast, and their expectations were
+# worked out on it); the default multilingual model has its own tests
+# (test_multilingual.py).  The variable reaches the scripts tests start.
+os.environ["CITEBOT_EMBED_MODEL"] = "packaged"
 
 from citebot import config  # noqa: E402
 from citebot.search import models  # noqa: E402
@@ -51,8 +55,30 @@ def sample_index(tmp_path_factory, embedder):
     if not SAMPLE.is_dir():
         pytest.skip("examples/kb is missing")
     root = tmp_path_factory.mktemp("sample-index")
-    cfg = config.Config(index=str(root), use_rerank=False)
+    cfg = config.Config(embed_model="packaged", index=str(root), use_rerank=False)
     ingest(SAMPLE, cfg, embedder=embedder)
+    return cfg
+
+
+@pytest.fixture(scope="session")
+def e5_embedder():
+    """The default multilingual model, for real."""
+    try:
+        return models.embedder(models.E5)
+    except models.ModelUnavailable as e:
+        pytest.skip(str(e))
+
+
+@pytest.fixture(scope="session")
+def sample_index_e5(tmp_path_factory, e5_embedder):
+    """The sample ingested with the bot's default model, once per session."""
+    from citebot.index.build import ingest
+
+    if not SAMPLE.is_dir():
+        pytest.skip("examples/kb is missing")
+    root = tmp_path_factory.mktemp("sample-index-e5")
+    cfg = config.Config(embed_model="e5", index=str(root), use_rerank=False)
+    ingest(SAMPLE, cfg, embedder=e5_embedder)
     return cfg
 
 
@@ -67,7 +93,7 @@ def sample_engine(sample_index, embedder):
 
 @pytest.fixture
 def cfg(tmp_path):
-    return config.Config(index=str(tmp_path / "index"), use_rerank=False, data_dir=str(tmp_path / "data"))
+    return config.Config(embed_model="packaged", index=str(tmp_path / "index"), use_rerank=False, data_dir=str(tmp_path / "data"))
 
 
 def write(path: Path, text: str) -> Path:

@@ -38,7 +38,7 @@ def codes_index(tmp_path_factory, embedder):
     write(folder / "zh.md", "---\nlang: zh\n---\n# 保修\n\n所有帐篷的保修期为两年。\n")
     write(folder / "bn.md", "---\nlang: bn\n---\n# ফেরত নীতি\n\nপণ্য কেনার ৩০ দিনের মধ্যে ফেরত দেওয়া যায়।\n")
     write(folder / "en.md", "# Shipping\n\nOrders ship within two business days.\n")
-    cfg = config.Config(index=str(folder / "idx"), use_rerank=False, use_expansion=False)
+    cfg = config.Config(embed_model="packaged", index=str(folder / "idx"), use_rerank=False, use_expansion=False)
     ingest(folder, cfg, embedder=embedder)
     return Engine(open_index(cfg), cfg, models.Models(embedder, None))
 

@@ -114,7 +114,7 @@ class FluorescentFirst:
 def _run(tiny, tmp_path, name="scifact", cfg=None, **kw):
     kw.setdefault("embedder", ConceptEmbedder())
     kw.setdefault("cache_dir", tmp_path / "cache")
-    return bench_beir.run(name, cfg or Config(use_expansion=False), root=tiny, log=lambda *a: None, **kw)
+    return bench_beir.run(name, cfg or Config(embed_model="packaged", use_expansion=False), root=tiny, log=lambda *a: None, **kw)
 
 
 # ---------------------------------------------------------------- metrics by hand
@@ -305,7 +305,7 @@ def test_cli_table(tiny, monkeypatch, capsys, embedder):
 def test_real_scifact_bm25_smoke(embedder):
     if not benchmarks.available("scifact"):
         pytest.skip(f"scifact benchmark not found under {benchmarks.bench_dir()}")
-    res = bench_beir.run("scifact", Config(), ["bm25"], limit=20, log=lambda *a: None, embedder=embedder)
+    res = bench_beir.run("scifact", Config(embed_model="packaged"), ["bm25"], limit=20, log=lambda *a: None, embedder=embedder)
     assert res["n_queries"] == 20 and res["n_docs"] == 5183
     row = res["configs"]["bm25"]
     assert 0.3 < row["ndcg@10"] <= 1.0 and 0.0 < row["recall@100"] <= 1.0

@@ -187,7 +187,7 @@ def test_repl_ctrl_c_cancels_the_answer_and_chat_goes_on(sample_engine, tmp_path
 
 def run_bot(*args, env_extra=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CITEBOT_", "OPENAI_"))}
-    env.update(env_extra or {})
+    env.update({"CITEBOT_EMBED_MODEL": "packaged", **(env_extra or {})})  # the fixtures' model
     return subprocess.run([sys.executable, str(ROOT / "bot.py"), *args], capture_output=True, text=True, env=env,
                           timeout=300)
 

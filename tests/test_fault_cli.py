@@ -9,7 +9,7 @@ from conftest import ROOT, write
 
 
 def run(script, *args, env=None, cwd=None, stdin=None):
-    base = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}
+    base = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "CITEBOT_EMBED_MODEL": "packaged"}  # the fixtures' model
     return subprocess.run([sys.executable, str(ROOT / script), *args], capture_output=True, text=True,
                           env={**base, **(env or {})}, cwd=cwd, timeout=300, input=stdin)
 

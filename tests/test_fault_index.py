@@ -51,6 +51,8 @@ def test_a_later_incremental_ingest_is_not_overwritten_by_an_older_rebuild(tmp_p
     assert worker(folder, index).wait(timeout=120) == 0
     for trial in range(5):
         marker = tmp_path / f"embedding{trial}"
+        # New text, so the rebuild has something to embed (it keeps the vectors of unchanged text).
+        write(folder / "d0.md", f"# Page 0\n\nRefund rule, trial {trial}.\n")
         slow = worker(folder, index, "--rebuild", "--sleep", "1", "--marker", marker)  # holds the lock as it embeds
         while not marker.exists():  # the rebuild has listed the folder: the new file is not in it
             assert slow.poll() is None, slow.stderr.read()

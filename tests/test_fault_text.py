@@ -41,7 +41,7 @@ def hostile(tmp_path_factory, embedder):
     # YAML writes control characters as escapes (\\e is ESC, \\a is BEL); the body holds them raw.
     write(folder / f"ref{evil[:5]}unds.md", "---\ntitle: \"Refunds\\e[2J\\e]0;owned\\a\"\n---\n# Refunds\n\n"
           f"Refunds{evil} go to the original card within 14 days.\n")
-    cfg = Config(index=str(folder / "idx"), use_rerank=False, data_dir=str(folder / "data"))
+    cfg = Config(embed_model="packaged", index=str(folder / "idx"), use_rerank=False, data_dir=str(folder / "data"))
     ingest(folder, cfg, embedder=embedder)
     return cfg
 

@@ -100,3 +100,53 @@ def test_weighted_rrf_by_hand():
     two = [ranked("bm25", ["a"]), ranked("bm25@2", ["b"]), ranked("dense", ["b"])]
     assert rrf_exact([["a"], ["b"], ["b"]], 60, [0.0, 0.0, 1.0])["a"] == 0
     assert [h.id for h in rrf(two, 60, {"bm25": 0.0})] == ["b", "a"]
+
+
+def paged(paths):
+    """Fused hits for chunks of these sources, in this order (ids c1, c2, …)."""
+    return [Hit(Chunk(f"c{i}", src, "", (), "t", 1, 1), rank=i, score=1.0 / i, ranks={"rrf": i}, scores={"rrf": 1.0 / i})
+            for i, src in enumerate(paths, 1)]
+
+
+def test_translation_key_and_language_folder():
+    from citebot.index.documents import lang_folder, translation_key
+
+    assert translation_key("zh/tutorial/cors.md") == translation_key("en/tutorial/cors.md") == "tutorial/cors.md"
+    assert translation_key("docs/zh-hant/a.md") == "docs/a.md" and lang_folder("docs/zh-hant/a.md") == (1, "zh-hant")
+    assert lang_folder("pt_BR/a.md") == (0, "pt-br")
+    # No language folder: not a translation.  "it" is more often IT than Italian; a file name is not a folder.
+    assert translation_key("policies/returns.md") is None
+    assert translation_key("it/vpn.md") is None and translation_key("de.md") is None
+
+
+def test_one_language_per_page_keeps_the_best_ranked_translation():
+    from citebot.search.fusion import one_language_per_page
+
+    hits = paged(["en/a.md", "zh/a.md", "faq.md", "de/a.md", "en/a.md", "zh/b.md"])
+    out = one_language_per_page(hits)
+    # Page a's best chunk is English: its zh and de chunks go, its second English chunk (c5) moves up
+    # into the place the zh chunk held; faq.md has no language folder; page b has one translation.
+    assert [h.id for h in out] == ["c1", "c5", "c3", "c6"]
+    assert [h.ranks["pages"] for h in out] == [1, 2, 3, 4] and out[1].ranks["rrf"] == 5
+
+
+def test_one_language_per_page_prefers_the_question_language():
+    from citebot.search.fusion import one_language_per_page
+
+    hits = paged(["en/a.md", "zh-hant/a.md", "zh/a.md", "en/b.md"])
+    # A Chinese question: page a is shown in Chinese, in page a's first place; zh beats zh-hant exactly.
+    assert [h.id for h in one_language_per_page(hits, "zh")] == ["c3", "c4"]
+    # Only the traditional translation was found: the base language matches.
+    assert [h.id for h in one_language_per_page(paged(["en/a.md", "zh-hant/a.md"]), "zh")] == ["c2"]
+    # A language no translation is in: the best-ranked translation.
+    assert [h.id for h in one_language_per_page(hits, "bn")] == ["c1", "c4"]
+
+
+def test_question_language_counts_words_not_letters():
+    from citebot.index.documents import guess_lang, question_lang
+
+    q = "CORSMiddleware 的 max_age 是多少秒？"  # 3 Latin words, 5 Chinese characters
+    assert question_lang(q) == "zh" and guess_lang(q) == "en"  # (most of its letters are Latin)
+    assert question_lang("what does 顺达 mean?") == "en"  # 3 words against 2 characters
+    assert question_lang("ঢাকা স্টোর কি শুক্রবার খোলা থাকে?") == "bn"
+    assert question_lang("App のエラー E4032") == "ja"

@@ -22,10 +22,15 @@ def test_probability_by_hand():
     assert gate.probability(S) == pytest.approx(gate.probability(S, gate.model()))
 
 
-def test_the_shipped_model_is_stamped_with_its_tuning_data():
-    m = json.loads(gate.MODEL.read_text())
-    assert m["features"] == list(gate.FEATURES) and len(m["coef"]) == len(gate.FEATURES)
-    assert all("tune half" in v for v in m["fitted_on"].values()) and m["command"] == "python evaluate.py --refusal --fit"
+def test_every_shipped_fit_is_stamped_with_its_model_and_tuning_data():
+    fits = json.loads(gate.MODEL.read_text())["models"]
+    assert gate.DEFAULT_MODEL in fits
+    for name, m in fits.items():
+        assert m["model"] == name and m["features"] == list(gate.FEATURES) and len(m["coef"]) == len(gate.FEATURES)
+        assert all("tune half" in v for v in m["fitted_on"].values())
+        assert m["command"].startswith("python evaluate.py --refusal --fit")
+    # A model no fit was made for gets the packaged model's.
+    assert gate.model("/some/local/model") == fits[gate.DEFAULT_MODEL]
 
 
 def test_unknown_mass_is_the_least_over_the_question_forms():

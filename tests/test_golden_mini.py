@@ -48,7 +48,7 @@ def mini(tmp_path_factory, embedder):
     for name, text in DOCS.items():
         write(folder / name, text)
     golden = write(folder / "golden.json", json.dumps(GOLDEN))
-    cfg = config.Config(index=str(folder / "idx"), use_expansion=False)
+    cfg = config.Config(embed_model="packaged", index=str(folder / "idx"), use_expansion=False)
     ingest(folder, cfg, embedder=embedder)
     engine = Engine(open_index(cfg), cfg, Models(embedder, None))
     return engine, load_golden(golden).questions

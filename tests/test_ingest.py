@@ -82,9 +82,24 @@ def test_index_from_another_model_is_refused_with_the_fix(tmp_path, cfg, countin
     assert f"python ingest.py {folder.resolve()} --index {cfg.index} --rebuild" in str(e.value)
     with pytest.raises(IndexError_, match="--rebuild"):
         open_index(cfg)
-    # --rebuild fixes it.
+    # --rebuild fixes it, and re-embeds everything: those vectors came from another model.
+    before = counting.embedded
     ingest(folder, cfg, rebuild=True, embedder=counting)
     assert open_index(cfg).manifest["embed_model"] == counting.name
+    assert counting.embedded - before == len(chunks_of(cfg))
+
+
+def test_a_rebuild_keeps_the_vectors_the_same_model_made(tmp_path, cfg, counting):
+    """A new chunker or analyzer version forces --rebuild; unchanged text
+    need not be embedded again (an hour of e5 on a big folder)."""
+    folder = make_folder(tmp_path)
+    ingest(folder, cfg, embedder=counting)
+    first = counting.embedded
+    assert first == len(chunks_of(cfg)) > 0
+    (folder / "returns.md").write_text("# Returns\n\nReturns are accepted within 45 days.\n", encoding="utf-8")
+    report = ingest(folder, cfg, rebuild=True, embedder=counting)
+    assert counting.embedded - first == report.embedded == 1  # only the changed chunk
+    assert any("45 days" in c.text for c in chunks_of(cfg))
 
 
 def test_other_chunker_settings_are_refused(tmp_path, cfg, counting):

@@ -23,7 +23,7 @@ from conftest import ROOT, SAMPLE, write
 @pytest.fixture(scope="session")
 def milvus_sample(tmp_path_factory, embedder, sample_index):
     root = tmp_path_factory.mktemp("milvus")
-    cfg = Config(backend="milvus", milvus_uri=str(root / "sample.db"), milvus_collection="sample", use_rerank=False,
+    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(root / "sample.db"), milvus_collection="sample", use_rerank=False,
                  data_dir=str(root))
     ingest(SAMPLE, cfg, embedder=embedder, log=lambda m: None)
     return Engine(open_index(cfg), cfg, Models(embedder, None))
@@ -92,7 +92,7 @@ def test_incremental_ingest_on_milvus(tmp_path, counting):
     folder = tmp_path / "docs"
     write(folder / "a.md", "# A\n\nRefunds go to the card.\n")
     write(folder / "b.md", "# B\n\nShipping takes two days.\n")
-    cfg = Config(backend="milvus", milvus_uri=str(tmp_path / "i.db"), milvus_collection="inc", use_rerank=False)
+    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "i.db"), milvus_collection="inc", use_rerank=False)
     first = ingest(folder, cfg, embedder=counting, log=lambda m: None)
     assert sorted(first.added) == ["a.md", "b.md"] and counting.embedded == 2
     counting.calls.clear()
@@ -119,7 +119,7 @@ def test_a_model_mismatch_is_refused_with_the_command_that_fixes_it(milvus_sampl
 def test_a_crash_mid_rebuild_leaves_the_old_collection_live(tmp_path, counting, monkeypatch):
     folder = tmp_path / "docs"
     write(folder / "a.md", "# A\n\nRefunds go to the card.\n")
-    cfg = Config(backend="milvus", milvus_uri=str(tmp_path / "c.db"), milvus_collection="live", use_rerank=False)
+    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "c.db"), milvus_collection="live", use_rerank=False)
     ingest(folder, cfg, embedder=counting, log=lambda m: None)
     write(folder / "b.md", "# B\n\nShipping takes two days.\n")
     real = mv._insert

@@ -56,7 +56,7 @@ def test_a_missing_cross_encoder_is_one_short_line_with_the_fix():
 def test_answering_never_downloads(answering, sample_index, tmp_path):
     # The hub is offline for every other command: an unreachable endpoint is never even tried.
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HF_ENDPOINT": "http://127.0.0.1:9",
-           "CITEBOT_DATA_DIR": str(tmp_path)}
+           "CITEBOT_DATA_DIR": str(tmp_path), "CITEBOT_EMBED_MODEL": "packaged"}
     args = ["--ask", "what does E4032 mean?"] if answering == "bot.py" else ["what does E4032 mean?"]
     r = subprocess.run([sys.executable, str(ROOT / answering), *args, "--index", sample_index.index],
                        capture_output=True, text=True, env=env, timeout=300)

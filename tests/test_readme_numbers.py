@@ -22,8 +22,9 @@ def block(name: str) -> str:
 
 
 @pytest.mark.parametrize("name,split", [("golden-all", None), ("golden-report", "report")])
-def test_readme_golden_table_is_a_fresh_run(sample_index, embedder, name, split):
-    cfg = config.Config(index=sample_index.index)  # the bot's defaults
-    engine = Engine(open_index(cfg), cfg, Models(embedder))
+def test_readme_golden_table_is_a_fresh_run(sample_index_e5, e5_embedder, name, split):
+    cfg = config.Config(index=sample_index_e5.index)  # the bot's defaults, its default model included
+    assert cfg.embed_model == "e5"
+    engine = Engine(open_index(cfg), cfg, Models(e5_embedder))
     result = evaluate.evaluate(cfg, ROOT / "golden.json", answers=True, split=split, engine=engine)
     assert report.markdown_table(result) == block(name)

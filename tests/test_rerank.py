@@ -35,7 +35,7 @@ def small_index(tmp_path_factory, embedder):
                                "refund shipping costs", "refund timeline", "refund exceptions",
                                "tent repair", "stove recall"]):
         write(folder / f"d{i}.md", f"# Doc {i}\n\nThis page is about {topic} and the refund rules.\n")
-    cfg = config.Config(index=str(folder / "idx"), use_expansion=False, final_k=3, rerank_pool=6)
+    cfg = config.Config(embed_model="packaged", index=str(folder / "idx"), use_expansion=False, final_k=3, rerank_pool=6)
     ingest(folder, cfg, embedder=embedder)
     return cfg
 

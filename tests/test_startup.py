@@ -54,6 +54,6 @@ def test_bench_scale_section_runs_both_backends_and_checks_bm25_against_rank_bm2
     rows = {r["backend"]: r for r in res["scale"]}
     assert set(rows) == {"local", "milvus"}  # pymilvus is installed in the test environment
     assert rows["local"]["chunks"] == 400 and {"bm25", "bm25s", "dense", "matmul_floor", "hybrid", "load_s"} <= set(rows["local"])
-    assert rows["milvus"]["chunks"] == 400 and {"bm25", "dense", "hybrid", "build_s", "rss_mib"} <= set(rows["milvus"])
+    assert rows["milvus"]["chunks"] == 400 and {"bm25", "dense", "hybrid", "build_s", "rss_mib", "index_mib"} <= set(rows["milvus"])
     assert all(r[c]["n"] == rows["local"]["bm25"]["n"] > 0 for r in rows.values() for c in ("bm25", "dense", "hybrid"))
     assert res["exactness"] < 1e-9

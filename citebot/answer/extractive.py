@@ -32,6 +32,7 @@ from citebot.answer.context import Context
 from citebot.config import REFUSAL
 from citebot.index.store import TermStat
 from citebot.search import analyzer
+from citebot.search.models import on_scale
 
 # A sentence ends at . ! ? before a capital, digit or quote, after CJK/Devanagari
 # enders, and before an inline list item (" - Tents are ...", as PDF text reads).
@@ -193,7 +194,7 @@ def unknown_identifier(terms: Sequence[Sequence[str]], stats: Mapping[str, TermS
 
 def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Context, stats: Mapping[str, TermStat],
                 embed: Callable[[list[str]], np.ndarray] | None = None, question_vector: np.ndarray | None = None,
-                embed_top: int = 10) -> list[Scored]:
+                embed_top: int = 10, cosine_scale: tuple[float, float] = (1.0, 0.0)) -> list[Scored]:
     """Every unit of the shown chunks, best first (ties: the stronger chunk,
     then reading order)."""
     totals = [(v, sum(stats[t].idf * w for t, w in v.items()) or 1.0) for v in weighted if v]
@@ -216,7 +217,7 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
         question_vector, vecs = vecs[0], vecs[1:]
     else:
         vecs = embed([s.unit.text for s in top])
-    cos = vecs @ question_vector
+    cos = on_scale(vecs @ question_vector, cosine_scale)
     mixed = [Scored(s.unit, 0.5 * s.lexical + 0.5 * max(float(c), 0.0), s.lexical, s.terms) for s, c in zip(top, cos)]
     mixed.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
     return mixed + cands[embed_top:]

@@ -14,7 +14,8 @@ model call from signals citebot already has for the question:
 A logistic model over these, fitted on tuning data only
 (``python evaluate.py --fit-gate``, see README), gives P(answerable); below
 ``gate_threshold`` the bot gives the refusal sentence.  The fitted weights
-live in ``gate.json`` beside this file, stamped with what they were fitted on.
+live in ``gate.json`` beside this file, one fit per embedding model, each
+stamped with what it was fitted on.
 """
 from __future__ import annotations
 
@@ -81,9 +82,19 @@ def signals(question: str, terms: Sequence[Sequence[str]], ctx: Context, evidenc
                    unknown=unknown_mass(terms, stats), answer=best, kind=kind, margin=best - other)
 
 
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
 @cache
-def model() -> dict:
-    return json.loads(MODEL.read_text(encoding="utf-8"))
+def _fits() -> dict:
+    return json.loads(MODEL.read_text(encoding="utf-8"))["models"]
+
+
+def model(embed_model: str | None = None) -> dict:
+    """The fit for the embedding model that built the index (cosines differ
+    by model); a model no fit was made for gets the packaged model's."""
+    fits = _fits()
+    return fits.get(embed_model or DEFAULT_MODEL) or fits[DEFAULT_MODEL]
 
 
 def probability(s: Signals, params: Mapping | None = None) -> float:

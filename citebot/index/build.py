@@ -112,9 +112,13 @@ def _live(cfg: Config):
 
 
 def _previous(cfg: Config, rebuild: bool) -> _Previous:
-    """The live index, checked against the settings; nothing when rebuilding
-    (whatever state the old index is in, --rebuild replaces it)."""
-    old = None if rebuild else _live(cfg)
+    """The live index, checked against the settings.  When rebuilding,
+    whatever state the old index is in, --rebuild replaces it; only the
+    vectors it holds are kept, when the configured model made them (a new
+    chunker or analyzer need not cost a re-embedding of unchanged text)."""
+    if rebuild:
+        return _reusable_vectors(cfg)
+    old = _live(cfg)
     if old is None:
         return _Previous()
     check_compatible(old.manifest, expected_stamp(cfg), cfg.index if cfg.backend == "local" else cfg.milvus_collection)
@@ -126,6 +130,20 @@ def _previous(cfg: Config, rebuild: bool) -> _Previous:
         prev.counts[key] = counts[i]
         if vecs.shape[0]:
             prev.vectors[key] = vecs[i]
+    return prev
+
+
+def _reusable_vectors(cfg: Config) -> _Previous:
+    prev = _Previous()
+    try:
+        old = _live(cfg)
+        if old is None or old.manifest.get("embed_model") != expected_stamp(cfg)["embed_model"]:
+            return prev
+        chunks, vecs, _ = old.contents()
+    except Exception:  # noqa: BLE001 - an unreadable old index is exactly what --rebuild is for
+        return prev
+    if vecs.shape[0] == len(chunks):
+        prev.vectors = {text_key(c): vecs[i] for i, c in enumerate(chunks)}
     return prev
 
 

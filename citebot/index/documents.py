@@ -57,6 +57,37 @@ _SCRIPTS = [
 ]
 
 
+# Folder names that mark a translation (``en/…``, ``docs/zh-hant/…``): ISO 639-1
+# codes, optionally with a region or script.  Codes that are also common
+# folder words ("it", "no", "id", "is", "my", "ms", "to", "am", "as", "be",
+# "he", "so") are left out: a folder named "it" is more often IT than Italian.
+LANG_DIRS = frozenset("""en de es fr pt ru tr uk zh ja ko hi bn ar fa nl pl sv da fi nb cs sk el hu ro bg hr sr sl
+lt lv et vi th ur ta te ml mr gu kn pa ne si km lo fil tl sw af ca eu gl cy ga hy ka az kk uz mn""".split())
+_LANG_DIR = re.compile(r"^([a-z]{2,3})(?:[-_]([a-z]{2,4}))?$")
+
+
+def lang_folder(path: str) -> tuple[int, str] | None:
+    """The position and language of the first folder of ``path`` that names
+    a language (``zh/tutorial/cors.md`` → (0, "zh")), or None."""
+    parts = path.split("/")[:-1]
+    for i, part in enumerate(parts):
+        m = _LANG_DIR.match(part.lower())
+        if m and m.group(1) in LANG_DIRS:
+            return i, part.lower().replace("_", "-")
+    return None
+
+
+def translation_key(path: str) -> str | None:
+    """What translations of one page share: the path without its language
+    folder (``en/a/b.md`` and ``zh/a/b.md`` → ``a/b.md``); None when no
+    folder names a language."""
+    found = lang_folder(path)
+    if found is None:
+        return None
+    parts = path.split("/")
+    return "/".join(parts[:found[0]] + parts[found[0] + 1:])
+
+
 def guess_lang(text: str) -> str:
     letters = sum(ch.isalpha() for ch in text) or 1
     counts = {code: len(rx.findall(text)) for code, rx in _SCRIPTS}
@@ -66,8 +97,29 @@ def guess_lang(text: str) -> str:
     return code if n / letters > 0.3 else "en"
 
 
-def _finish_meta(meta: dict, blocks: list[Block], fallback_title: str) -> dict:
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+_ALPHABETIC = ("bn", "hi", "ru", "ar")  # scripts written in words, counted as words
+
+
+def question_lang(text: str) -> str:
+    """The language of a question: like ``guess_lang``, but counting words
+    (a CJK character counts as one): "CORSMiddleware 的 max_age 是多少秒？" is
+    Chinese though most of its letters are Latin."""
+    counts = {code: len(re.findall(f"(?:{rx.pattern})+", text)) if code in _ALPHABETIC else len(rx.findall(text))
+              for code, rx in _SCRIPTS}
+    if counts["ja"]:
+        return "ja"
+    code, n = max(counts.items(), key=lambda kv: kv[1])
+    return code if n > len(_LATIN_WORD.findall(text)) else "en"
+
+
+def _finish_meta(meta: dict, blocks: list[Block], fallback_title: str, rel: str = "") -> dict:
+    """The language: front matter, else the folder that names one (a Latin
+    script says nothing about German vs English), else the script."""
     heading = next((b.text for b in blocks if b.kind == "heading"), None)
+    folder = lang_folder(rel)
+    if folder and not meta.get("lang"):
+        meta = {**meta, "lang": folder[1]}
     return metadata.finish(meta, guess_lang, " ".join(b.text for b in blocks[:50]), heading or fallback_title)
 
 
@@ -130,7 +182,7 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True) -> 
 def load_markdown(path: Path, rel: str) -> Document:
     meta, lines, skipped = split_front_matter(_read_text(path))
     blocks = parse_markdown(markdown.clean(lines), skipped)
-    return Document(rel, "", _finish_meta(meta, blocks, path.stem), blocks)
+    return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
 
 
 def load_text(path: Path, rel: str) -> Document:
@@ -138,7 +190,7 @@ def load_text(path: Path, rel: str) -> Document:
     # Plain text has no heading syntax: '#' lines are text, not structure.
     blocks = parse_markdown(lines, skipped, headings=False)
     first = next((line.strip() for line in lines if line.strip()), path.stem)
-    return Document(rel, "", _finish_meta(meta, blocks, first), blocks)
+    return Document(rel, "", _finish_meta(meta, blocks, first, rel), blocks)
 
 
 _BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"),
@@ -257,7 +309,7 @@ def load_html(path: Path, rel: str) -> Document:
         tag.decompose()
     root = soup.find("main") or soup.find("article") or soup.body or soup
     blocks = _merge_list_items(_html_blocks(root))
-    return Document(rel, "", _finish_meta(meta, blocks, path.stem), blocks)
+    return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
 
 
 def _merge_list_items(blocks: list[Block]) -> list[Block]:
@@ -310,7 +362,7 @@ def load_pdf(path: Path, rel: str) -> Document:
             blocks.append(Block("para", " ".join(para), para_start, line_no, page=page_no))
     if not any(b.text.strip() for b in blocks):
         raise UnreadableDocument("has no extractable text (a scanned PDF needs OCR first)")
-    return Document(rel, "", _finish_meta({"title": info_title}, blocks, path.stem), blocks)
+    return Document(rel, "", _finish_meta({"title": info_title}, blocks, path.stem, rel), blocks)
 
 
 LOADERS = {".md": load_markdown, ".markdown": load_markdown, ".txt": load_text,

@@ -27,13 +27,17 @@ import numpy as np
 from citebot.schema import Chunk, Hit, Scope
 
 FORMAT = 2  # 2: BM25 postings and rows stored at ingest, no bm25.json
-CHUNKER_VERSION = 2  # 2: documentation markup (anchors, admonitions, includes, HTML) read as rendered
+CHUNKER_VERSION = 3  # 2: documentation markup read as rendered; 3: a language folder (en/, zh/) sets the language
 ANALYZER = "citebot-2"
 
 
 class IndexError_(RuntimeError):
     """The index is missing, damaged or was built with other settings; the
     message says what to run."""
+
+
+class SettingsMismatch(IndexError_):
+    """The index was built with other settings (``--rebuild`` fixes it)."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ def check_compatible(manifest: dict, expected: dict, root) -> None:
     diffs = [f"{k}: index has {manifest.get(k)!r}, settings ask for {v!r}"
              for k, v in expected.items() if manifest.get(k) != v]
     if diffs:
-        raise IndexError_(f"the index at {root} was built with other settings ({'; '.join(diffs)}). "
+        raise SettingsMismatch(f"the index at {root} was built with other settings ({'; '.join(diffs)}). "
                           f"Rebuild it: {rebuild_command(manifest, root)}")
 
 

@@ -181,12 +181,12 @@ def table(res: dict) -> str:
                        f"{r['bm25_vs_bm25s']:>7}{r['dense']['p50_ms']:>8}{r['matmul_floor']['p50_ms']:>8}"
                        f"{r['dense_vs_floor']:>7}{r['hybrid']['p50_ms']:>8}{r['rss_mib']:>9}")
         out += ["", "backends side by side (same chunks and vectors; ingest = writing the index, embedding excluded;"
-                    " ms per query p50/p95; peak RSS of the process):",
+                    " ms per query p50/p95; memory the index holds once built and searched):",
                 f"{'chunks':>8} {'backend':8}{'ingest s':>9}{'load s':>8}{'bm25':>14}{'dense':>14}{'hybrid':>14}"
-                f"{'RSS MiB':>9}"]
+                f"{'held MiB':>9}"]
         for r in sorted(res["scale"], key=lambda r: (r["chunks"], r["backend"])):
             cells = "".join(f"{str(r[c]['p50_ms']) + '/' + str(r[c]['p95_ms']):>14}" for c in ("bm25", "dense", "hybrid"))
-            out.append(f"{r['chunks']:>8} {r['backend']:8}{r['build_s']:>9}{r['load_s']:>8}{cells}{r['rss_mib']:>9}")
+            out.append(f"{r['chunks']:>8} {r['backend']:8}{r['build_s']:>9}{r['load_s']:>8}{cells}{r['index_mib']:>9}")
         out.append(f"BM25 against rank-bm25 on 2,000 of these passages: largest difference {res['exactness']:.1e}")
     return "\n".join(out)
 

@@ -235,7 +235,7 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
     .cache/golden/<name>_<model> and kept up to date; None when that folder is absent.
     Without a "corpus", or with ``own_index`` false, the index the settings name."""
     from citebot.index.build import ingest
-    from citebot.index.store import open_index
+    from citebot.index.store import SettingsMismatch, open_index
 
     path = Path(path)
     corpus = load_golden(path).corpus
@@ -249,8 +249,14 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
     name = re.sub(r"[^A-Za-z0-9_]+", "_", f"{path.stem}_{Path(cfg.embed_model).name}")
     icfg = (cfg.replace(milvus_collection=f"golden_{name}") if cfg.backend == "milvus"
             else cfg.replace(index=str(ROOT / ".cache" / "golden" / name)))
-    ingest(root, icfg, include=[f"{f}/*" for f in corpus.get("folders", [])],
-           embedder=models.embedder(icfg) if models else None)
+    def build(rebuild: bool = False) -> None:
+        ingest(root, icfg, rebuild=rebuild, include=[f"{f}/*" for f in corpus.get("folders", [])],
+               embedder=models.embedder(icfg) if models else None)
+    try:
+        build()
+    except SettingsMismatch:  # the cache is ours: rebuild it (vectors of unchanged text are kept)
+        log(f"{name}: the cached index was built with other settings; rebuilding it")
+        build(rebuild=True)
     return Engine(open_index(icfg), icfg, models)
 
 

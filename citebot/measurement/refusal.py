@@ -234,27 +234,42 @@ def table(cases: list[Case], params: dict, chosen: float) -> str:
     return "\n".join(out + columns(head, body))
 
 
-def save(params: dict, threshold: float, cases: list[Case]) -> None:
+def save(params: dict, threshold: float, cases: list[Case], embed_model: str, setting: float,
+         spec: str) -> None:
+    """Store the fit for ``embed_model`` beside the other models' fits.  The
+    intercept moves the chosen operating point onto ``setting`` (the
+    gate_threshold default), so one setting serves every model."""
     tune = by_source(cases, "tune")
-    params = dict(params, threshold=threshold, fitted_on={
+    if threshold != setting:
+        params = dict(params, intercept=round(params["intercept"] + _logit(setting) - _logit(threshold), 6))
+    params = dict(params, model=embed_model, threshold=setting, fitted_on={
         src: f"{len(cs)} questions ({sum(not c.answerable for c in cs)} unanswerable), tune half"
         for src, cs in tune.items()}, fitted=datetime.date.today().isoformat(),
-        command="python evaluate.py --refusal --fit")
-    gate.MODEL.write_text(json.dumps(params, indent=1) + "\n", encoding="utf-8")
-    gate.model.cache_clear()
+        command="python evaluate.py --refusal --fit" + ("" if spec == Config().embed_model
+                                                          else f" --set embed_model={spec}"))
+    fits = json.loads(gate.MODEL.read_text(encoding="utf-8"))["models"] if gate.MODEL.exists() else {}
+    fits[embed_model] = params
+    gate.MODEL.write_text(json.dumps({"models": fits}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    gate._fits.cache_clear()
+
+
+def _logit(p: float) -> float:
+    return float(np.log(p / (1.0 - p)))
 
 
 def run(cfg: Config, refit: bool, plot_path: Path | None, log) -> str:
+    from citebot.search.models import model_name
+
     models = Models()
     cases = collect(cfg, models, log)
-    params = fit(cases) if refit else gate.model()
+    name = model_name(cfg.embed_model)
+    params = fit(cases) if refit else gate.model(name)
     chosen = choose(cases, params) if refit else cfg.gate_threshold
     if refit:
-        save(params, chosen, cases)
+        save(params, chosen, cases, name, cfg.gate_threshold, cfg.embed_model)
+        params, chosen = gate.model(name), cfg.gate_threshold
     if plot_path is not None:
         plot(curves(cases, params), chosen, plot_path)
     tail = "\nweights (standardised signals): " + ", ".join(
         f"{f} {c:+.2f}" for f, c in zip(gate.FEATURES, params["coef"]))
-    if refit and chosen != cfg.gate_threshold:
-        tail += f"\nthe operating point is {chosen}: set gate_threshold = {chosen} in citebot/config.py"
     return table(cases, params, chosen) + tail + (f"\npicture: {plot_path}" if plot_path else "")

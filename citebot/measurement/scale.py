@@ -110,6 +110,7 @@ def one_size(n: int, backend: str, texts: list[str], queries: list[str], tmp: Pa
     is this backend's): build, load, then each channel over the queries;
     on the local backend also the references (bm25s, a numpy matmul)."""
     chunks, vectors = _chunks(n, texts)
+    base = _rss_mib()
     cfg, index, build_s, load_s = _build(backend, chunks, vectors, tmp)
     terms = [analyzer.analyze(q) for q in queries]
     qv = StubQueries().encode(queries)
@@ -141,7 +142,18 @@ def one_size(n: int, backend: str, texts: list[str], queries: list[str], tmp: Pa
         out["bm25_vs_bm25s"] = round(out["bm25"]["p50_ms"] / max(out["bm25s"]["p50_ms"], 1e-3), 2)
         out["dense_vs_floor"] = round(out["dense"]["p50_ms"] / max(out["matmul_floor"]["p50_ms"], 1e-3), 2)
     out["rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    # What the backend holds: resident memory now, less what the process held
+    # before it built the index (the passages and the chunks themselves).
+    out["index_mib"] = max(0, round(_rss_mib() - base))
     return out
+
+
+def _rss_mib() -> float:
+    import gc
+
+    gc.collect()
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
 
 
 def run(sizes, log, backends=("local",)) -> list[dict]:

@@ -1,4 +1,5 @@
-"""Reciprocal rank fusion and the rerank reorder: pure functions over hits.
+"""Reciprocal rank fusion, one language per page, and the rerank reorder:
+pure functions over hits.
 
 RRF uses ranks only: score(d) = sum over lists of w / (k + rank), ranks from
 1, where w is the weight of the list's channel (1 unless given: "bm25"
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
+from citebot.index.documents import lang_folder, translation_key
 from citebot.schema import Hit
 
 
@@ -45,3 +47,32 @@ def rerank(hits: list[Hit], scores: list[float], keep: int) -> list[Hit]:
     the list they come from), the best ``keep``."""
     paired = sorted(zip(hits, scores), key=lambda p: (-p[1], p[0].rank))
     return [h.placed("rerank", i, float(s)) for i, (h, s) in enumerate(paired[:keep], 1)]
+
+
+def one_language_per_page(hits: list[Hit], prefer: str | None = None) -> list[Hit]:
+    """Translations of one page (paths that differ only by a language
+    folder: ``en/a.md``, ``zh/a.md``) shown as one page: the chunks of one
+    language, in the places the page's chunks held.  The language is
+    ``prefer`` (the question's, when its script names one) if that
+    translation was found, else its base (``zh`` for ``zh-hant``), else
+    the language of the page's best-ranked chunk.  Pages without a language
+    folder pass through unchanged.  Adds the list "pages"."""
+    by_page: dict[str, list[Hit]] = {}
+    for h in hits:
+        key = translation_key(h.chunk.source)
+        if key is not None:
+            by_page.setdefault(key, []).append(h)
+    keep: dict[str, list[Hit]] = {}
+    for key, group in by_page.items():
+        langs = [lang_folder(h.chunk.source)[1] for h in group]  # type: ignore[index]
+        chosen = next((lg for lg in langs if lg == prefer), None) or next(
+            (lg for lg in langs if prefer and lg.split("-")[0] == prefer), None) or langs[0]
+        keep[key] = [h for h, lg in zip(group, langs) if lg == chosen]
+    out: list[Hit] = []
+    for h in hits:
+        key = translation_key(h.chunk.source)
+        if key is None:
+            out.append(h)
+        elif keep[key]:
+            out.append(keep[key].pop(0))  # the chosen language takes the page's next place
+    return [h.placed("pages", i, h.score) for i, h in enumerate(out, 1)]

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from citebot.index.documents import guess_lang
+from citebot.index.documents import guess_lang, question_lang
 from citebot.index.store import SearchIndex, TermStat
 from citebot.schema import Evidence, Hit, Scope
-from citebot.search import analyzer, fusion
+from citebot.search import analyzer, fusion, models
 from citebot.search.evidence import evidence
 
 
@@ -80,6 +80,9 @@ def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
     timings["dense"] = (clock() - t0) * 1000
     t0 = clock()
     fused = fusion.rrf(lists, cfg.rrf_k, {"bm25": cfg.weight_sparse, "dense": cfg.weight_dense})
+    if cfg.one_language_per_page:
+        asked = question_lang(queries[0]) if queries else "en"
+        fused = fusion.one_language_per_page(fused, None if asked == "en" else asked)
     timings["fuse"] = (clock() - t0) * 1000
     t0 = clock()
     pool = fused[:cfg.rerank_pool]
@@ -102,7 +105,8 @@ def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
 def measure(index: SearchIndex, hits: list[Hit], terms: list[list[str]], stats: dict[str, TermStat],
             vectors: np.ndarray | None) -> dict[str, Evidence]:
     """Evidence of each hit: the best over the searched queries (an
-    expansion or the follow-up form may match better than the typed turn).
+    expansion or the follow-up form may match better than the typed turn),
+    its cosine on the common scale (``models.cosine_scale``).
     Cosine counts for every language: same-script text scores high even in
     an English model, and without it bigram coverage alone refuses most
     Chinese questions."""
@@ -111,10 +115,12 @@ def measure(index: SearchIndex, hits: list[Hit], terms: list[list[str]], stats: 
         return {}
     held = index.terms_held(ids, [t for ts in terms for t in ts])
     stored = index.vectors(ids) if vectors is not None else None
+    scale = models.cosine_scale(index.manifest.get("embed_model"))
     out: dict[str, Evidence] = {}
     for j, cid in enumerate(ids):
         found = [evidence(ts, held[cid], stats,
-                          float(stored[j] @ vectors[i]) if stored is not None and vectors is not None else None)
+                          models.on_scale(float(stored[j] @ vectors[i]), scale)
+                          if stored is not None and vectors is not None else None)
                  for i, ts in enumerate(terms)]
         out[cid] = functools.reduce(Evidence.best, found)
     return out
