@@ -47,17 +47,20 @@ def counting(embedder):
     return CountingEmbedder(embedder)
 
 
-@pytest.fixture(scope="session")
-def sample_index(tmp_path_factory, embedder):
-    """The bundled sample knowledge base, ingested once per test session."""
+def _ingest_sample(tmp_path_factory, name: str, embed_model: str, embedder) -> config.Config:
     from citebot.index.build import ingest
 
     if not SAMPLE.is_dir():
         pytest.skip("examples/kb is missing")
-    root = tmp_path_factory.mktemp("sample-index")
-    cfg = config.Config(embed_model="packaged", index=str(root), use_rerank=False)
+    cfg = config.Config(embed_model=embed_model, index=str(tmp_path_factory.mktemp(name)), use_rerank=False)
     ingest(SAMPLE, cfg, embedder=embedder)
     return cfg
+
+
+@pytest.fixture(scope="session")
+def sample_index(tmp_path_factory, embedder):
+    """The bundled sample knowledge base, ingested once per test session."""
+    return _ingest_sample(tmp_path_factory, "sample-index", "packaged", embedder)
 
 
 @pytest.fixture(scope="session")
@@ -72,14 +75,7 @@ def e5_embedder():
 @pytest.fixture(scope="session")
 def sample_index_e5(tmp_path_factory, e5_embedder):
     """The sample ingested with the bot's default model, once per session."""
-    from citebot.index.build import ingest
-
-    if not SAMPLE.is_dir():
-        pytest.skip("examples/kb is missing")
-    root = tmp_path_factory.mktemp("sample-index-e5")
-    cfg = config.Config(embed_model="e5", index=str(root), use_rerank=False)
-    ingest(SAMPLE, cfg, embedder=e5_embedder)
-    return cfg
+    return _ingest_sample(tmp_path_factory, "sample-index-e5", "e5", e5_embedder)
 
 
 @pytest.fixture(scope="session")
@@ -89,6 +85,18 @@ def sample_engine(sample_index, embedder):
     from citebot.index.store import open_index
 
     return Engine(open_index(sample_index), sample_index, models.Models(embedder, None))
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """The scripted OpenAI-compatible server on 127.0.0.1, named by the environment."""
+    from fake_openai import FakeOpenAI
+
+    server = FakeOpenAI()
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    yield server
+    server.close()
 
 
 @pytest.fixture

@@ -9,8 +9,6 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 from citebot.answer import llm, prompts
 from citebot.answer.extractive import units
 from citebot.chat import render
@@ -19,16 +17,6 @@ from citebot.config import REFUSAL
 from citebot.schema import Scope
 
 from conftest import ROOT
-from fake_openai import FakeOpenAI
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    server = FakeOpenAI()
-    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    yield server
-    server.close()
 
 
 def convo(sample_engine, tmp_path, with_llm=True) -> Conversation:

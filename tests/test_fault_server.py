@@ -9,17 +9,6 @@ from citebot.chat import render
 from citebot.chat.repl import Chat, Conversation, answer_to
 from citebot.schema import Scope
 
-from fake_openai import FakeOpenAI
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    server = FakeOpenAI()
-    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    yield server
-    server.close()
-
 
 @pytest.fixture
 def convo(sample_engine, tmp_path, fake):
