@@ -77,15 +77,20 @@ def lang_folder(path: str) -> tuple[int, str] | None:
     return None
 
 
-def translation_key(path: str) -> str | None:
-    """What translations of one page share: the path without its language
-    folder (``en/a/b.md`` and ``zh/a/b.md`` → ``a/b.md``); None when no
-    folder names a language."""
+def translation(path: str) -> tuple[str, str] | None:
+    """What translations of one page share, and this one's language: the
+    path without its language folder (``en/a/b.md`` and ``zh/a/b.md`` →
+    ``a/b.md``), and that folder's language; None when no folder names one."""
     found = lang_folder(path)
     if found is None:
         return None
     parts = path.split("/")
-    return "/".join(parts[:found[0]] + parts[found[0] + 1:])
+    return "/".join(parts[:found[0]] + parts[found[0] + 1:]), found[1]
+
+
+def translation_key(path: str) -> str | None:
+    found = translation(path)
+    return found[0] if found else None
 
 
 def guess_lang(text: str) -> str:

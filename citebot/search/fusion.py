@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from citebot.index.documents import lang_folder, translation_key
+from citebot.index.documents import translation
 from citebot.schema import Hit
 
 
@@ -57,22 +57,21 @@ def one_language_per_page(hits: list[Hit], prefer: str | None = None) -> list[Hi
     translation was found, else its base (``zh`` for ``zh-hant``), else
     the language of the page's best-ranked chunk.  Pages without a language
     folder pass through unchanged.  Adds the list "pages"."""
-    by_page: dict[str, list[Hit]] = {}
-    for h in hits:
-        key = translation_key(h.chunk.source)
-        if key is not None:
-            by_page.setdefault(key, []).append(h)
+    pages = [translation(h.chunk.source) for h in hits]  # (page, language) or None, once per hit
+    by_page: dict[str, list[tuple[Hit, str]]] = {}
+    for h, page in zip(hits, pages):
+        if page is not None:
+            by_page.setdefault(page[0], []).append((h, page[1]))
     keep: dict[str, list[Hit]] = {}
     for key, group in by_page.items():
-        langs = [lang_folder(h.chunk.source)[1] for h in group]  # type: ignore[index]
+        langs = [lg for _, lg in group]
         chosen = next((lg for lg in langs if lg == prefer), None) or next(
             (lg for lg in langs if prefer and lg.split("-")[0] == prefer), None) or langs[0]
-        keep[key] = [h for h, lg in zip(group, langs) if lg == chosen]
+        keep[key] = [h for h, lg in group if lg == chosen]
     out: list[Hit] = []
-    for h in hits:
-        key = translation_key(h.chunk.source)
-        if key is None:
+    for h, page in zip(hits, pages):
+        if page is None:
             out.append(h)
-        elif keep[key]:
-            out.append(keep[key].pop(0))  # the chosen language takes the page's next place
+        elif keep[page[0]]:
+            out.append(keep[page[0]].pop(0))  # the chosen language takes the page's next place
     return [h.placed("pages", i, h.score) for i, h in enumerate(out, 1)]
