@@ -182,10 +182,10 @@ def table(res: dict) -> str:
                        f"{r['dense_vs_floor']:>7}{r['hybrid']['p50_ms']:>8}{r['rss_mib']:>9}")
         out += ["", "backends side by side (same chunks and vectors; ingest = writing the index, embedding excluded;"
                     " ms per query p50/p95; memory the index holds once built and searched):",
-                f"{'chunks':>8} {'backend':8}{'ingest s':>9}{'load s':>8}{'bm25':>14}{'dense':>14}{'hybrid':>14}"
+                f"{'chunks':>8} {'backend':8}{'ingest s':>9}{'load s':>8}{'bm25':>16}{'dense':>16}{'hybrid':>16}"
                 f"{'held MiB':>9}"]
         for r in sorted(res["scale"], key=lambda r: (r["chunks"], r["backend"])):
-            cells = "".join(f"{str(r[c]['p50_ms']) + '/' + str(r[c]['p95_ms']):>14}" for c in ("bm25", "dense", "hybrid"))
+            cells = "".join(f"{' ' + str(r[c]['p50_ms']) + '/' + str(r[c]['p95_ms']):>16}" for c in ("bm25", "dense", "hybrid"))
             out.append(f"{r['chunks']:>8} {r['backend']:8}{r['build_s']:>9}{r['load_s']:>8}{cells}{r['index_mib']:>9}")
         out.append(f"BM25 against rank-bm25 on 2,000 of these passages: largest difference {res['exactness']:.1e}")
     return "\n".join(out)
