@@ -179,7 +179,8 @@ class Engine:
     def _extract(self, turn: Turn, on_text) -> None:
         r = turn.retrieval
         ex = compose(turn.scored, self.cfg.min_answer_score, self.cfg.answer_sentences,
-                     answer_type(r.queries[self._question(turn.plan)]), {t: s.idf for t, s in r.stats.items()})
+                     answer_type(r.queries[self._question(turn.plan)]), {t: s.idf for t, s in r.stats.items()},
+                     strongest=len(turn.context.shown))
         if ex.text == REFUSAL:
             return self._refuse(turn, ex.reason, on_text)
         self._accept(turn, clean_citations(ex.text, len(turn.context.shown)))

@@ -209,3 +209,19 @@ def test_a_unit_of_the_asked_kind_leads_when_it_scores_close():
     ex = ex_mod.compose(scored, 0.1, 3, ex_mod.answer_type(q))
     # ... and only it says how long; the first chunk still adds "floor", a part the lead quote lacks.
     assert ex.text == "“Tent warranty lasts 5 years.” [2]\n“The tent floor warranty covers leaks.” [1]"
+
+
+def test_the_chunk_retrieval_ranked_first_leads_the_quote_by_top_chunk():
+    def scored(n, text, score):
+        return ex_mod.Scored(ex_mod.Unit(n, 0, text, text, "sentence"), score, score, frozenset({"tent"}))
+    # [2] is the strongest chunk (shown last): 0.65 + TOP_CHUNK 0.1 = 0.75 beats [1]'s 0.70 ...
+    ex = ex_mod.compose([scored(1, "Tents ship free.", 0.70), scored(2, "Tents carry a 5-year warranty.", 0.65)],
+                        0.3, strongest=2)
+    assert ex.text == "“Tents carry a 5-year warranty.” [2]" and ex.quoted == [2]
+    assert [round(s.score, 2) for s in ex.scores] == [0.70, 0.65]  # reported unboosted
+    # ... but not 0.80, and without ``strongest`` the best unit leads as before.
+    ex = ex_mod.compose([scored(1, "Tents ship free.", 0.80), scored(2, "Tents carry a 5-year warranty.", 0.65)],
+                        0.3, strongest=2)
+    assert ex.text == "“Tents ship free.” [1]"
+    ex = ex_mod.compose([scored(1, "Tents ship free.", 0.70), scored(2, "Tents carry a 5-year warranty.", 0.65)], 0.3)
+    assert ex.text == "“Tents ship free.” [1]"

@@ -71,3 +71,30 @@ def test_weak_evidence_is_refused_by_the_gate_without_a_model_call(sample_engine
         assert not turn.refused and turn.p_answerable >= 0.35 and len(server.requests) == 1
     finally:
         server.close()
+
+
+def test_shortfall_by_hand():
+    # precision 0.75 is 0.05 short of 0.8, recall 0.5 is 0.1 short of 0.6
+    assert refusal.shortfall({"precision": 0.75, "recall": 0.5}, (0.8, 0.6)) == pytest.approx(0.15)
+    assert refusal.shortfall({"precision": 0.9, "recall": 0.7}, (0.8, 0.6)) == 0.0
+    assert refusal.shortfall({"precision": None, "recall": 0.0}, (0.7, 0.5)) == pytest.approx(1.2)
+
+
+def test_the_operating_point_falls_least_short_of_the_targets_over_all_sources():
+    # P(answerable) = sigmoid(top): the cases carry the probabilities below.
+    params = {"features": list(gate.FEATURES), "mean": [0.0] * 7, "scale": [1.0] * 7,
+              "coef": [1.0] + [0.0] * 6, "intercept": 0.0}
+
+    def case(src, i, ans, p):
+        x = math.log(p / (1 - p))
+        return refusal.Case(src, f"{src}{i}", "tune", ans, gate.Signals(x, 0, 0, 0, 0, 0, 0))
+    fastapi = [case("golden_fastapi", i, False, p) for i, p in enumerate([0.12, 0.22, 0.32, 0.44])]
+    fastapi += [case("golden_fastapi", 10 + i, True, p) for i, p in enumerate([0.42, 0.47, 0.62, 0.72, 0.82])]
+    squad = [case("squad2", i, False, p) for i, p in enumerate([0.47, 0.48, 0.49, 0.9])]
+    squad += [case("squad2", 10 + i, True, p) for i, p in enumerate([0.46, 0.46, 0.95])]
+    # At 0.45 FastAPI meets its target (P 4/5 = 0.8, R 1) but SQuAD refuses
+    # nothing (short 0.7 + 0.5 = 1.2).  At 0.50 FastAPI has P 4/6 (0.133 short)
+    # and SQuAD P 3/5 = 0.6 (0.1 short) with R 0.75: 0.233 in all, the least.
+    t = refusal.choose(fastapi + squad, params)
+    assert t == 0.5
+    assert refusal.scores(squad, params, t)["precision"] == pytest.approx(0.6)

@@ -16,9 +16,9 @@ through ``Engine.ask`` with the gate off, which records the gate's signals;
 questions the evidence floor or the unknown-identifier rule refuse anyway
 count as refusals at every threshold.  The model is a logistic regression on
 standardised signals, each source weighted equally and the two classes
-balanced within it.  The operating point is the threshold that meets the
-most of the issue's targets on the tuning halves (``TARGETS``), then the
-best mean refusal F1 over them.
+balanced within it.  The operating point is the threshold whose
+precision and recall fall least short of the issue's targets on the tuning
+halves (``TARGETS``, summed over sources), then the best mean refusal F1.
 """
 from __future__ import annotations
 
@@ -166,18 +166,22 @@ def by_source(cases: list[Case], split: str) -> dict[str, list[Case]]:
     return out
 
 
-def met(s: dict, target: tuple[float, float]) -> bool:
-    return (s["precision"] or 0) >= target[0] and (s["recall"] or 0) >= target[1]
+def shortfall(s: dict, target: tuple[float, float]) -> float:
+    """How far a source's refusal precision and recall fall below its target
+    (0 when met): precision short plus recall short."""
+    return max(0.0, target[0] - (s["precision"] or 0.0)) + max(0.0, target[1] - (s["recall"] or 0.0))
 
 
 def choose(cases: list[Case], params: dict) -> float:
-    """The threshold meeting the most targets on the tuning halves, then
-    with the best mean refusal F1 there."""
+    """The threshold with the least total shortfall from the targets on the
+    tuning halves, then the best mean refusal F1 there.  (Counting the targets
+    met instead flipped between far-apart thresholds when one source crossed
+    its target by 0.01; the shortfall moves smoothly.)"""
     tune = by_source(cases, "tune")
 
     def key(t: float):
         s = {src: scores(cs, params, t) for src, cs in tune.items()}
-        return (sum(met(s[src], TARGETS[src]) for src in s if src in TARGETS),
+        return (-round(sum(shortfall(s[src], TARGETS[src]) for src in s if src in TARGETS), 6),
                 sum(x["f1"] for x in s.values()) / len(s), -t)
     return max(THRESHOLDS, key=key)
 
