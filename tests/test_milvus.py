@@ -158,3 +158,10 @@ def test_every_command_works_on_milvus_with_only_the_backend_setting_changed(tmp
         # Top-1 only: lower ranks can swap on float32 near-ties between the two stores.
         out[backend] = (hits[0]["id"], answer["answer"], ev["configs"]["bm25"]["hit@5"])
     assert out["milvus"] == out["local"]
+
+
+def test_the_evaluation_header_names_the_milvus_collection_and_never_the_token():
+    from citebot.measurement.evaluate import index_label
+    cfg = Config(backend="milvus", milvus_uri="/tmp/x.db", milvus_collection="golden", milvus_token="s3cret")
+    assert index_label(cfg) == "Milvus collection golden at /tmp/x.db"
+    assert index_label(Config(index="/tmp/idx")) == "/tmp/idx"

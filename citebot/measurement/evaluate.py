@@ -229,6 +229,13 @@ def diagnosis(qs: list[Question], res: dict[str, RetrievalResult], answers: dict
     return {"questions": found, "counts": {s: counts[s] for s in diagnose.STAGES if s in counts}}
 
 
+def index_label(cfg: Config) -> str:
+    """Where the evaluated index lives, for the report's header."""
+    if cfg.backend == "milvus":
+        return f"Milvus collection {cfg.milvus_collection} at {cfg.milvus_uri}"
+    return cfg.index
+
+
 def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool = True) -> Engine | None:
     """The engine over the documents a golden file names (its "corpus": a
     folder relative to the file, and the sub-folders to take), indexed into
@@ -280,7 +287,7 @@ def evaluate(cfg: Config, golden, answers: bool = False, split: str | None = Non
     rerank_on = engine.configured(engine.cfg.replace(use_rerank=True)).cross_encoder() is not None
     return {
         "golden": str(gold.path), "split": split or "all", "n": len(qs),
-        "n_answerable": sum(q.answerable for q in qs), "index": engine.cfg.index, "default": default,
+        "n_answerable": sum(q.answerable for q in qs), "index": index_label(engine.cfg), "default": default,
         "diagnosed": full, "rerank_available": rerank_on,
         "configs": {name: summarize(qs, res) for name, res in runs.items()},
         "per_tag": per_tag(qs, runs, ans_res),
