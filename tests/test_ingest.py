@@ -170,3 +170,21 @@ def test_a_golden_file_names_its_documents_and_is_skipped_when_they_are_absent(t
                                                     "questions": [{"id": "x", "question": "q?"}]}))
     assert main(["--golden", str(golden)]) == 0
     assert "skipped g.json: its documents" in capsys.readouterr().err
+
+
+def test_a_golden_cache_of_an_older_format_is_rebuilt_not_fatal(tmp_path, cfg, counting, monkeypatch):
+    from citebot.measurement import evaluate
+    from citebot.search.models import Models
+    monkeypatch.setattr(evaluate, "ROOT", tmp_path)  # the cache lives under ROOT/.cache/golden
+    write(tmp_path / "docs" / "en" / "a.md", "# A\n\nThe tent warranty lasts five years.\n")
+    golden = write(tmp_path / "g.json", json.dumps({"corpus": {"root": "docs", "folders": ["en"]},
+                                                    "questions": [{"id": "x", "question": "q?"}]}))
+    logs: list[str] = []
+    engine = evaluate.golden_engine(cfg, golden, Models(counting), logs.append)
+    root = Path(engine.cfg.index)
+    gen = root / (root / "CURRENT").read_text().strip()
+    manifest = json.loads((gen / "manifest.json").read_text())
+    (gen / "manifest.json").write_text(json.dumps(dict(manifest, format=1)))  # what an older citebot wrote
+    engine = evaluate.golden_engine(cfg, golden, Models(counting), logs.append)
+    assert engine.index.manifest["format"] == manifest["format"] and len(list(engine.index.scan(Scope.everything()))) == 1
+    assert any("rebuilding it" in m for m in logs)

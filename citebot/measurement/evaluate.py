@@ -242,7 +242,7 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
     .cache/golden/<name>_<model> and kept up to date; None when that folder is absent.
     Without a "corpus", or with ``own_index`` false, the index the settings name."""
     from citebot.index.build import ingest
-    from citebot.index.store import SettingsMismatch, open_index
+    from citebot.index.store import IndexError_, SettingsMismatch, open_index
 
     path = Path(path)
     corpus = load_golden(path).corpus
@@ -263,6 +263,9 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
         build()
     except SettingsMismatch:  # the cache is ours: rebuild it (vectors of unchanged text are kept)
         log(f"{name}: the cached index was built with other settings; rebuilding it")
+        build(rebuild=True)
+    except IndexError_ as e:  # an older format or a damaged cache: also ours to replace
+        log(f"{name}: the cached index cannot be read ({str(e).split('. Rebuild')[0]}); rebuilding it")
         build(rebuild=True)
     return Engine(open_index(icfg), icfg, models)
 
