@@ -225,3 +225,17 @@ def test_the_chunk_retrieval_ranked_first_leads_the_quote_by_top_chunk():
     assert ex.text == "“Tents ship free.” [1]"
     ex = ex_mod.compose([scored(1, "Tents ship free.", 0.70), scored(2, "Tents carry a 5-year warranty.", 0.65)], 0.3)
     assert ex.text == "“Tents ship free.” [1]"
+
+
+def test_thresholds_read_the_units_own_scores_not_the_bonus():
+    def scored(n, text, score, terms):
+        return ex_mod.Scored(ex_mod.Unit(n, 0, text, text, "sentence"), score, score, frozenset(terms))
+    units = [scored(2, "Tents carry a 5-year warranty.", 0.50, {"tent", "warranti"}),
+             scored(1, "Stoves carry a 3-year warranty.", 0.46, {"stove", "warranti"})]
+    # [2] leads (0.50 + 0.1); the second quote needs 0.9 of the lead's own 0.50 = 0.45, and [1] has 0.46
+    # (against the boosted 0.60 it would need 0.54).
+    ex = ex_mod.compose(units, 0.3, strongest=2)
+    assert ex.text == "“Tents carry a 5-year warranty.” [2]\n“Stoves carry a 3-year warranty.” [1]"
+    # A unit below min_answer_score is refused even from the strongest chunk (0.20 + 0.1 would pass 0.25).
+    ex = ex_mod.compose([scored(1, "Tents ship free.", 0.20, {"tent"})], 0.25, strongest=1)
+    assert ex.text == REFUSAL and "best 0.20 < min_answer_score 0.25" in ex.reason

@@ -94,7 +94,8 @@ def test_the_operating_point_falls_least_short_of_the_targets_over_all_sources()
     squad += [case("squad2", 10 + i, True, p) for i, p in enumerate([0.46, 0.46, 0.95])]
     # At 0.45 FastAPI meets its target (P 4/5 = 0.8, R 1) but SQuAD refuses
     # nothing (short 0.7 + 0.5 = 1.2).  At 0.50 FastAPI has P 4/6 (0.133 short)
-    # and SQuAD P 3/5 = 0.6 (0.1 short) with R 0.75: 0.233 in all, the least.
+    # and SQuAD P 3/5 = 0.6 (0.1 short) with R 0.75: 0.233 in all, the least.  0.55 and
+    # 0.60 refuse the same cases (same shortfall, same F1): the lower threshold wins the tie.
     t = refusal.choose(fastapi + squad, params)
     assert t == 0.5
     assert refusal.scores(squad, params, t)["precision"] == pytest.approx(0.6)

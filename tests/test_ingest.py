@@ -188,3 +188,21 @@ def test_a_golden_cache_of_an_older_format_is_rebuilt_not_fatal(tmp_path, cfg, c
     engine = evaluate.golden_engine(cfg, golden, Models(counting), logs.append)
     assert engine.index.manifest["format"] == manifest["format"] and len(list(engine.index.scan(Scope.everything()))) == 1
     assert any("rebuilding it" in m for m in logs)
+
+
+def test_a_golden_cache_is_not_emptied_when_its_documents_are_gone(tmp_path, cfg, counting, monkeypatch):
+    import shutil
+
+    from citebot.index.store import IndexError_
+    from citebot.measurement import evaluate
+    from citebot.search.models import Models
+    monkeypatch.setattr(evaluate, "ROOT", tmp_path)
+    write(tmp_path / "docs" / "en" / "a.md", "# A\n\nThe tent warranty lasts five years.\n")
+    golden = write(tmp_path / "g.json", json.dumps({"corpus": {"root": "docs", "folders": ["en"]},
+                                                    "questions": [{"id": "x", "question": "q?"}]}))
+    engine = evaluate.golden_engine(cfg, golden, Models(counting), print)
+    shutil.rmtree(tmp_path / "docs" / "en")
+    (tmp_path / "docs" / "other.md").write_text("# B\n\nNot in the golden folders.\n")
+    with pytest.raises(IndexError_, match="no readable documents"):
+        evaluate.golden_engine(cfg, golden, Models(counting), print)
+    assert len(list(LocalIndex.load(engine.cfg.index).scan(Scope.everything()))) == 1

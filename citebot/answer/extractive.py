@@ -14,8 +14,8 @@ and whole code blocks.  Each unit is scored against the question:
               (embedding every unit would cost ~1 s on a laptop CPU).
 
 The answer quotes one to three *consecutive* units of the best unit's chunk
-(choosing it, the units of the chunk retrieval ranked first count
-``TOP_CHUNK`` more; a neighbour joins when it is itself about the question), and a second quote
+(choosing it, the units of the strongest chunk shown count ``TOP_CHUNK``
+more; a neighbour joins when it is itself about the question), and a second quote
 from another chunk only when that chunk answers a distinct part of the
 question (it holds question terms the first quote lacks).  It never stitches
 fragments of several chunks into one sentence.  It refuses when the best
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,10 +48,11 @@ NEIGHBOUR = 0.5  # a neighbouring unit joins the quote when its lexical score is
 SECOND = 0.9  # a second quote needs this share of the best score ...
 PART = 1 / 3  # ... and to hold question terms the first lacks worth this share of the question's idf
 LEAD = 0.8  # a unit of the asked kind leads when it has this share of the best score
-# Choosing what to quote, a unit of the strongest chunk counts this much more:
-# retrieval ranked that chunk first on every channel's evidence, the unit
-# scorer sees one sentence.  Tuned on the golden files' tune halves (0.05-0.3
-# tried; with SECOND 0.8-1.0); the gate still reads the unboosted scores.
+# Choosing the lead quote, a unit of the strongest chunk shown (first in the
+# fused or reranked order) counts this much more: retrieval weighed the whole
+# chunk, the unit scorer sees one sentence.  Tuned on the golden files' tune
+# halves (0.05-0.3 tried, with SECOND 0.8-1.0).  Thresholds and the gate read
+# the units' own scores.
 TOP_CHUNK = 0.1
 
 
@@ -272,20 +273,23 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     """The quotes; ``kind`` is what an answer must hold (a duration for "how
     long"): a unit holding it leads when it scores within ``LEAD`` of the
     best; ``idf`` weighs the question's terms (a second quote must add
-    ``PART`` of their mass); ``strongest``: the number of the chunk retrieval
-    ranked first, whose units get ``TOP_CHUNK``."""
-    units = scored  # reported as scored; the choice below reads them with the strongest chunk's bonus
-    if strongest is not None:
-        scored = sorted((replace(s, score=s.score + TOP_CHUNK) if s.unit.n == strongest else s for s in scored),
-                        key=lambda s: (-s.score, -s.unit.n, s.unit.i))
+    ``PART`` of their mass); ``strongest``: the number of the strongest chunk
+    shown (the last), whose units get ``TOP_CHUNK`` when the lead is chosen.
+    Every threshold (``min_score``, ``LEAD``, ``SECOND``) reads the units' own
+    scores: the bonus picks among units, it never lets a weaker one through."""
     if not scored:
         return Extract(REFUSAL, [], [], [], reason="no sentences")
-    best = scored[0]
-    if best.score < min_score:
-        return Extract(REFUSAL, [], units, [], reason=f"no sentence matches well enough "
-                                                      f"(best {best.score:.2f} < min_answer_score {min_score})")
+    top = scored[0]
+    if top.score < min_score:
+        return Extract(REFUSAL, [], scored, [], reason=f"no sentence matches well enough "
+                                                      f"(best {top.score:.2f} < min_answer_score {min_score})")
+
+    def chosen(s: Scored) -> float:
+        return s.score + (TOP_CHUNK if s.unit.n == strongest else 0.0)
+    ranked = sorted(scored, key=lambda s: (-chosen(s), -s.unit.n, s.unit.i))
+    best = next(s for s in ranked if s.score >= min_score)
     if kind is not None and not kind.search(best.unit.text):
-        best = next((s for s in scored if s.score >= LEAD * best.score and kind.search(s.unit.text)), best)
+        best = next((s for s in ranked if s.score >= LEAD * best.score and kind.search(s.unit.text)), best)
     quotes = [_window(best, scored, max_units)]
     covered = set().union(*(s.terms for s in scored if s.unit in quotes[0]))
     mass = idf or {}
@@ -293,14 +297,12 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
 
     def adds(s: Scored) -> bool:
         return sum(mass.get(t, 1.0) for t in s.terms - covered) >= PART * total
-    def raw(s: Scored) -> float:  # the unit's own score: the bonus chose the lead, not whether a second is due
-        return s.score - (TOP_CHUNK if s.unit.n == strongest else 0.0)
-    second = next((s for s in scored if s.unit.n != best.unit.n and raw(s) >= SECOND * raw(best) and adds(s)),
+    second = next((s for s in ranked if s.unit.n != best.unit.n and s.score >= SECOND * best.score and adds(s)),
                   None)
     if second is not None:
         quotes.append(_window(second, scored, max_units))
     quoted = [u.n for q in quotes for u in q]
-    return Extract("\n".join(_render(q) for q in quotes), list(dict.fromkeys(q[0].n for q in quotes)), units, quoted)
+    return Extract("\n".join(_render(q) for q in quotes), list(dict.fromkeys(q[0].n for q in quotes)), scored, quoted)
 
 
 def extractive(question: str, terms: Sequence[Sequence[str]], ctx: Context, stats: Mapping[str, TermStat],

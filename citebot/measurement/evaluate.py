@@ -229,6 +229,20 @@ def diagnosis(qs: list[Question], res: dict[str, RetrievalResult], answers: dict
     return {"questions": found, "counts": {s: counts[s] for s in diagnose.STAGES if s in counts}}
 
 
+def _unreadable(cfg: Config) -> bool:
+    """Whether a local index exists but cannot be read (an older format, damage)."""
+    from citebot.index.local import LocalIndex
+    from citebot.index.store import IndexError_
+
+    if cfg.backend != "local" or not (Path(cfg.index) / "CURRENT").exists():
+        return False
+    try:
+        LocalIndex.load(cfg.index)
+    except IndexError_:
+        return True
+    return False
+
+
 def index_label(cfg: Config) -> str:
     """Where the evaluated index lives, for the report's header."""
     if cfg.backend == "milvus":
@@ -265,6 +279,8 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
         log(f"{name}: the cached index was built with other settings; rebuilding it")
         build(rebuild=True)
     except IndexError_ as e:  # an older format or a damaged cache: also ours to replace
+        if not _unreadable(icfg):
+            raise  # not the cache (no documents left, a server down): say so, change nothing
         log(f"{name}: the cached index cannot be read ({str(e).split('. Rebuild')[0]}); rebuilding it")
         build(rebuild=True)
     return Engine(open_index(icfg), icfg, models)
