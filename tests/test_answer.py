@@ -173,8 +173,10 @@ def test_the_quote_is_consecutive_sentences_of_one_chunk():
     q = "how do refunds reach my card?"
     ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
     # Best: "Refunds reach the card in 14 days." (refund, reach, card); its neighbour "Refund requests open in
-    # Orders." holds "refund" (lexical 1/3 >= half of the best's 3/3? no: 1/3 < 1/2), so it stays out.
-    assert ex.text == "“Refunds reach the card in 14 days.” [1]" and ex.quoted == [1]
+    # Orders." holds "refund" (lexical 1/3 >= NEIGHBOUR 0.2 of the best's 3/3), so it joins; "Tents fold
+    # small." and "Stoves ship free." hold no question term (0 < 0.2) and stay out.
+    assert ex.text == "“Refund requests open in Orders. Refunds reach the card in 14 days.” [1]"
+    assert ex.quoted == [1, 1]
     q2 = "refunds in orders and the card"
     ex = ex_mod.extractive(q2, terms(q2), ctx, IDF(), min_score=0.1)
     # refund, order, card: "Refund requests open in Orders." 2/3, "Refunds reach the card" 2/3 -> both, in reading order.
@@ -188,7 +190,11 @@ def test_a_table_row_is_quoted_under_its_header_and_code_whole():
     # Row M holds the header words too ("Size", "Height") but nothing else asked: it stays out.
     assert ex.text == "| Size | Height |\n|---|---|\n| L | 178-188 cm | [1]"
     ex = ex_mod.extractive("pip install fastapi", terms("pip install fastapi"), ctx, IDF(), min_score=0.1)
-    assert ex.text == "```\npip install fastapi\n```\n[2]"
+    # The code block whole, and the sentence that introduces it (it holds "install": 1/3 >= 0.2 of the code's 3/3).
+    assert ex.text == "“Install it:”\n```\npip install fastapi\n```\n[2]" and ex.quoted == [2, 2]
+    ctx = answer_ctx.Context([hit(1, "Read this first.\n\n```\npip install fastapi\n```")])
+    ex = ex_mod.extractive("pip install fastapi", terms("pip install fastapi"), ctx, IDF(), min_score=0.1)
+    assert ex.text == "```\npip install fastapi\n```\n[1]"  # a sentence not about the question stays out
 
 
 def test_a_second_quote_only_for_a_distinct_part_of_the_question():

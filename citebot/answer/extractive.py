@@ -44,7 +44,7 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _RULE = re.compile(r":?-{2,}:?")
 TYPE_BONUS = 0.15
 CONTEXT_WEIGHT = 0.5
-NEIGHBOUR = 0.5  # a neighbouring unit joins the quote when its lexical score is this share of the best's
+NEIGHBOUR = 0.2  # a neighbouring unit joins the quote when its lexical score is this share of the best's
 SECOND = 0.9  # a second quote needs this share of the best score ...
 PART = 1 / 3  # ... and to hold question terms the first lacks worth this share of the question's idf
 LEAD = 0.8  # a unit of the asked kind leads when it has this share of the best score
@@ -231,10 +231,10 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
 
 
 def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
-    """Up to ``limit`` consecutive units of the best unit's chunk, of its kind,
-    around it; a neighbour joins when it is about the question too, and a
-    unit that ends in ":" brings what it introduces (the command after
-    "use the command:")."""
+    """Up to ``limit`` consecutive units of the best unit's chunk around it, of
+    its kind but for one; a neighbour joins when it is about the question too
+    (``NEIGHBOUR``), and a unit that ends in ":" brings what it introduces (the
+    command after "use the command:")."""
     same = {s.unit.i: s for s in scored if s.unit.n == best.unit.n and s.unit.kind == best.unit.kind}
     # Every row of a table holds its header's words; a row joins for words of its own.
     header = set(analyzer.analyze(best.unit.quote.split("\n")[0])) if best.unit.kind == "row" else set()
@@ -250,6 +250,14 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
     after = next((s.unit for s in scored if s.unit.n == best.unit.n and s.unit.i == hi + 1), None)
     if quote[-1].text.rstrip().endswith((":", "：")) and after is not None:
         quote.append(after)
+    # One neighbour of another kind may join when it is about the question too:
+    # the sentence that says what a code block does, the code a sentence introduces.
+    chunk = {s.unit.i: s for s in scored if s.unit.n == best.unit.n}
+    other = [j for j in (quote[0].i - 1, quote[-1].i + 1) if j in chunk and chunk[j].unit.kind != best.unit.kind
+             and chunk[j].lexical >= NEIGHBOUR * best.lexical > 0]
+    if other and len(quote) < limit:
+        j = max(other, key=lambda j: chunk[j].lexical)
+        quote = [chunk[j].unit, *quote] if j < quote[0].i else [*quote, chunk[j].unit]
     return quote
 
 
