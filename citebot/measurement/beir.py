@@ -116,7 +116,7 @@ def score(engine: Engine, queries: dict[str, tuple[str, list[str]]], qrels: dict
         rel = qrels.get(qid)
         if rel and any(g > 0 for g in rel.values()):
             per_query.append({"ndcg@10": metrics.ndcg_at_k(ranked, rel, 10, gain="linear"),
-                              "hit@5": float(any(rel.get(d, 0) > 0 for d in ranked[:5])),
+                              "hit@5": metrics.hit_at_k(ranked, rel, 5),
                               "recall@100": metrics.recall_at_k(ranked, rel, 100),
                               "mrr@10": metrics.reciprocal_rank(ranked, rel, 10)})
         if on_result is not None:

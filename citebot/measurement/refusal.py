@@ -33,7 +33,7 @@ import numpy as np
 from citebot.answer import gate
 from citebot.config import ROOT, Config
 from citebot.engine import Engine
-from citebot.measurement import benchmarks
+from citebot.measurement import benchmarks, metrics
 from citebot.measurement.golden import load_golden
 from citebot.measurement.report import columns, fmt
 from citebot.schema import Scope
@@ -69,22 +69,22 @@ def golden_cases(engine: Engine, path: Path, source: str) -> list[Case]:
             for q in gold.questions]
 
 
-def squad_cases(cfg: Config, models: Models, log) -> list[Case]:
-    from citebot.measurement.beir import build_index
+def _bench_engine(name: str, corpus: dict, cfg: Config, models: Models, log) -> Engine:
+    """The engine over a benchmark's corpus, indexed (and cached) as ``--benchmark`` does."""
+    from citebot.measurement.beir import CACHE_DIR, build_index
 
+    return Engine(build_index(name, corpus, cfg, models.embedder(cfg), True, CACHE_DIR, log), cfg, models)
+
+
+def squad_cases(cfg: Config, models: Models, log) -> list[Case]:
     bench = benchmarks.load("squad2")
-    engine = Engine(build_index("squad2", bench.corpus, cfg, models.embedder(cfg), True, ROOT / ".cache" / "bench",
-                                log), cfg, models)
+    engine = _bench_engine("squad2", bench.corpus, cfg, models, log)
     gone = bench.meta["unanswerable"]
     return [_case(engine, "squad2", q, half(q), q not in gone, t, [], Scope()) for q, t in bench.queries.items()]
 
 
 def mtragun_cases(cfg: Config, models: Models, log) -> list[Case]:
-    from citebot.measurement.beir import build_index
-
-    corpus = benchmarks.load("mtrag").corpus
-    engine = Engine(build_index("mtrag", corpus, cfg, models.embedder(cfg), True, ROOT / ".cache" / "bench", log),
-                    cfg, models)
+    engine = _bench_engine("mtrag", benchmarks.load("mtrag").corpus, cfg, models, log)
     out = []
     for t in benchmarks.load_mtragun_tasks():
         label = t["answerability"][0] if t["answerability"] else ""
@@ -149,11 +149,8 @@ def refuses(c: Case, params: dict, threshold: float) -> bool:
 
 
 def scores(cases: list[Case], params: dict, threshold: float) -> dict:
-    tp = sum(1 for c in cases if not c.answerable and refuses(c, params, threshold))
-    fp = sum(1 for c in cases if c.answerable and refuses(c, params, threshold))
-    fn = sum(1 for c in cases if not c.answerable and not refuses(c, params, threshold))
-    p = tp / (tp + fp) if tp + fp else None
-    r = tp / (tp + fn) if tp + fn else None
+    m = metrics.refusal_scores((not c.answerable, refuses(c, params, threshold)) for c in cases)
+    p, r = m["refusal_precision"], m["refusal_recall"]
     f1 = 2 * p * r / (p + r) if p and r else 0.0
     return {"precision": p, "recall": r, "f1": f1, "n": len(cases)}
 
@@ -188,8 +185,11 @@ def choose(cases: list[Case], params: dict) -> float:
 
 def curves(cases: list[Case], params: dict) -> dict:
     """{split: {source: [(threshold, precision, recall)]}}."""
-    return {split: {src: [(t, scores(cs, params, t)["precision"], scores(cs, params, t)["recall"]) for t in THRESHOLDS]
-                    for src, cs in sorted(by_source(cases, split).items())} for split in ("tune", "report")}
+    def point(cs: list[Case], t: float) -> tuple[float, float | None, float | None]:
+        s = scores(cs, params, t)
+        return t, s["precision"], s["recall"]
+    return {split: {src: [point(cs, t) for t in THRESHOLDS] for src, cs in sorted(by_source(cases, split).items())}
+            for split in ("tune", "report")}
 
 
 def plot(curve: dict, chosen: float, path: Path) -> None:
@@ -220,7 +220,9 @@ def plot(curve: dict, chosen: float, path: Path) -> None:
     plt.close(fig)
 
 
-def table(cases: list[Case], params: dict, chosen: float) -> str:
+def table(cases: list[Case], params: dict, chosen: float, curve: dict | None = None) -> str:
+    """The chosen point per half and source, then the report half's trade-off
+    (``curve``: what :func:`curves` gave, when the caller has it already)."""
     out = []
     for split in ("tune", "report"):
         rows = []
@@ -231,9 +233,9 @@ def table(cases: list[Case], params: dict, chosen: float) -> str:
         out += [f"{split} half, threshold {chosen}:"] + columns(
             ["source", "n", "unanswerable", "refusal P", "refusal R", "F1"], rows) + [""]
     out.append("trade-off (report half): threshold -> P/R per source")
-    curve = curves(cases, params)["report"]
-    head = ["threshold"] + list(curve)
-    body = [[str(t)] + [f"{fmt(curve[s][i][1], 2)}/{fmt(curve[s][i][2], 2)}" for s in curve]
+    report = (curve or curves(cases, params))["report"]
+    head = ["threshold"] + list(report)
+    body = [[str(t)] + [f"{fmt(report[s][i][1], 2)}/{fmt(report[s][i][2], 2)}" for s in report]
             for i, t in enumerate(THRESHOLDS)]
     return "\n".join(out + columns(head, body))
 
@@ -272,8 +274,9 @@ def run(cfg: Config, refit: bool, plot_path: Path | None, log) -> str:
     if refit:
         save(params, chosen, cases, name, cfg.gate_threshold, cfg.embed_model)
         params, chosen = gate.model(name), cfg.gate_threshold
+    curve = curves(cases, params)
     if plot_path is not None:
-        plot(curves(cases, params), chosen, plot_path)
+        plot(curve, chosen, plot_path)
     tail = "\nweights (standardised signals): " + ", ".join(
         f"{f} {c:+.2f}" for f, c in zip(gate.FEATURES, params["coef"]))
-    return table(cases, params, chosen) + tail + (f"\npicture: {plot_path}" if plot_path else "")
+    return table(cases, params, chosen, curve) + tail + (f"\npicture: {plot_path}" if plot_path else "")
