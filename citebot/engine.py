@@ -165,13 +165,14 @@ class Engine:
         by_query = dict(zip(r.queries, r.terms))
         context = by_query.get(plan.followup or "", []) if plan.method != "llm" else []
         expansions = [by_query[q] for q in plan.expansions if q in by_query]
+        model = self.index.manifest.get("embed_model")  # cosines and the gate's fit are per model
         turn.scored = score_units(r.queries[qi], variants(r.terms[qi], context, expansions), ctx, r.stats,
                                   self.embed(queries=False), r.vectors[qi] if r.vectors is not None else None,
-                                  cosine_scale=cosine_scale(self.index.manifest.get("embed_model")))
+                                  cosine_scale=cosine_scale(model))
         turn.answer_score = turn.scored[0].score if turn.scored else 0.0
         turn.signals = gate.signals(r.queries[qi], [r.terms[qi], *expansions], ctx, r.evidence, r.stats, turn.scored,
                                     r.hits[0].id if r.hits else None)
-        turn.p_answerable = gate.probability(turn.signals, gate.model(self.index.manifest.get("embed_model")))
+        turn.p_answerable = gate.probability(turn.signals, gate.model(model))
         if cfg.use_gate and turn.p_answerable < cfg.gate_threshold:
             return gate.reason(turn.signals, turn.p_answerable, cfg.gate_threshold)
         return None

@@ -141,10 +141,6 @@ class Extract:
     quoted: list[int]  # the chunk number of every quoted unit
     reason: str = ""
 
-    @property
-    def best(self) -> float:
-        return self.scores[0].score if self.scores else 0.0
-
 
 # Answer types: a "how long" question is answered by a unit with a duration,
 # "how much" by an amount, "when" by a time or date.  A matching unit gets a
@@ -169,11 +165,6 @@ ANSWER_TYPES = [
 def answer_type(question: str) -> re.Pattern | None:
     """The pattern an answering unit should hold, when the question asks for one."""
     return next((a for q, a in ANSWER_TYPES if q.search(question)), None)
-
-
-def type_bonus(question: str, sentence: str) -> float:
-    pattern = answer_type(question)
-    return TYPE_BONUS if pattern is not None and pattern.search(sentence) else 0.0
 
 
 def variants(question: Sequence[str], context: Sequence[str], expansions: Sequence[Sequence[str]]
@@ -206,6 +197,7 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
     then reading order)."""
     totals = [(v, sum(stats[t].idf * w for t, w in v.items()) or 1.0) for v in weighted if v]
     main = frozenset(t for v in weighted[:1] for t, w in v.items() if w >= 1.0)
+    kind = answer_type(question)  # once per question, not once per unit
     cands: list[Scored] = []
     for n, h in enumerate(ctx.shown, 1):
         heading = set(analyzer.analyze(" ".join((h.chunk.title, *h.chunk.headings))))
@@ -213,7 +205,8 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
             words = set(analyzer.analyze(u.text))
             lex = max((sum(stats[t].idf * w * (1.0 if t in words else 0.5 if t in heading else 0.0)
                            for t, w in v.items()) / total for v, total in totals), default=0.0)
-            lex += type_bonus(question, u.text)
+            if kind is not None and kind.search(u.text):
+                lex += TYPE_BONUS
             cands.append(Scored(u, lex, lex, frozenset(t for t in main if t in words or t in heading)))
     cands.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
     if embed is None or not cands:
@@ -235,7 +228,8 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
     its kind but for one; a neighbour joins when it is about the question too
     (``NEIGHBOUR``), and a unit that ends in ":" brings what it introduces (the
     command after "use the command:")."""
-    same = {s.unit.i: s for s in scored if s.unit.n == best.unit.n and s.unit.kind == best.unit.kind}
+    chunk = {s.unit.i: s for s in scored if s.unit.n == best.unit.n}
+    same = {i: s for i, s in chunk.items() if s.unit.kind == best.unit.kind}
     # Every row of a table holds its header's words; a row joins for words of its own.
     header = set(analyzer.analyze(best.unit.quote.split("\n")[0])) if best.unit.kind == "row" else set()
     lo = hi = best.unit.i
@@ -247,12 +241,10 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
         j = max(nxt, key=lambda j: same[j].lexical)
         lo, hi = min(lo, j), max(hi, j)
     quote = [same[j].unit for j in range(lo, hi + 1)]
-    after = next((s.unit for s in scored if s.unit.n == best.unit.n and s.unit.i == hi + 1), None)
-    if quote[-1].text.rstrip().endswith((":", "：")) and after is not None:
-        quote.append(after)
+    if quote[-1].text.rstrip().endswith((":", "：")) and hi + 1 in chunk:
+        quote.append(chunk[hi + 1].unit)
     # One neighbour of another kind may join when it is about the question too:
     # the sentence that says what a code block does, the code a sentence introduces.
-    chunk = {s.unit.i: s for s in scored if s.unit.n == best.unit.n}
     other = [j for j in (quote[0].i - 1, quote[-1].i + 1) if j in chunk and chunk[j].unit.kind != best.unit.kind
              and chunk[j].lexical >= NEIGHBOUR * best.lexical > 0]
     if other and len(quote) < limit:

@@ -72,7 +72,7 @@ def signals(question: str, terms: Sequence[Sequence[str]], ctx: Context, evidenc
     ev = [evidence[h.id] for h in ctx.shown if h.id in evidence]
     top = evidence[first].cosine if first is not None and first in evidence else None
     best = scored[0].score if scored else 0.0
-    other = next((s.score for s in scored if scored and s.unit.n != scored[0].unit.n), 0.0)
+    other = next((s.score for s in scored[1:] if s.unit.n != scored[0].unit.n), 0.0)
     pattern = answer_type(question)
     kind = 0.0
     if pattern is not None and not any(pattern.search(s.unit.text) for s in scored[:10] if s.score >= 0.5 * best):
