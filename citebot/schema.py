@@ -65,9 +65,13 @@ class Scope:
         return cls(frozenset(statuses), frozenset(audiences), langs, tenant or None)
 
     def allows(self, c: Chunk) -> bool:
-        return (c.status in self.statuses and c.audience in self.audiences
-                and (self.langs is None or c.lang in self.langs)
-                and (c.tenant is None or self.all_tenants or c.tenant == self.tenant))
+        return self.admits(c.status, c.audience, c.lang, c.tenant)
+
+    def admits(self, status: str, audience: str, lang: str, tenant: str | None) -> bool:
+        """``allows`` over the fields alone (an index's row columns, no Chunk made)."""
+        return (status in self.statuses and audience in self.audiences
+                and (self.langs is None or lang in self.langs)
+                and (tenant is None or self.all_tenants or tenant == self.tenant))
 
     @classmethod
     def everything(cls) -> Scope:

@@ -108,15 +108,16 @@ def paged(paths):
             for i, src in enumerate(paths, 1)]
 
 
-def test_translation_key_and_language_folder():
-    from citebot.index.documents import lang_folder, translation_key
+def test_translation_and_language_folder():
+    from citebot.index.documents import lang_folder, translation
 
-    assert translation_key("zh/tutorial/cors.md") == translation_key("en/tutorial/cors.md") == "tutorial/cors.md"
-    assert translation_key("docs/zh-hant/a.md") == "docs/a.md" and lang_folder("docs/zh-hant/a.md") == (1, "zh-hant")
+    assert translation("zh/tutorial/cors.md") == ("tutorial/cors.md", "zh")
+    assert translation("en/tutorial/cors.md") == ("tutorial/cors.md", "en")
+    assert translation("docs/zh-hant/a.md") == ("docs/a.md", "zh-hant") and lang_folder("docs/zh-hant/a.md") == (1, "zh-hant")
     assert lang_folder("pt_BR/a.md") == (0, "pt-br")
     # No language folder: not a translation.  "it" is more often IT than Italian; a file name is not a folder.
-    assert translation_key("policies/returns.md") is None
-    assert translation_key("it/vpn.md") is None and translation_key("de.md") is None
+    assert translation("policies/returns.md") is None
+    assert translation("it/vpn.md") is None and translation("de.md") is None
 
 
 def test_one_language_per_page_keeps_the_best_ranked_translation():

@@ -107,7 +107,8 @@ def _live(cfg: Config):
     if cfg.backend == "milvus":
         from citebot.index.milvus import MilvusIndex, connect
 
-        return MilvusIndex.open(cfg) if connect(cfg).has_collection(cfg.milvus_collection) else None
+        client = connect(cfg)
+        return MilvusIndex.open(cfg, client) if client.has_collection(cfg.milvus_collection) else None
     return LocalIndex.load(cfg.index) if LocalIndex.live_dir(Path(cfg.index)) is not None else None
 
 
@@ -190,14 +191,17 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
     progress = Progress(log)
     # Local: the index folder's lock.  milvus-lite lets one process open its
     # file (a second fails at once, with a message); a server has no lock here.
-    with lock.writer(cfg.index if cfg.backend == "local" else _lock_dir(cfg), wait=wait, log=progress.warn):
+    with lock.writer(_state_dir(cfg), wait=wait, log=progress.warn):
         report = _ingest(folder, cfg, rebuild, embedder, list(include), follow_links, progress)
     progress.done()
     return report
 
 
-def _lock_dir(cfg: Config) -> Path:
-    """Where the checkpoint of a Milvus ingest lives (beside a milvus-lite file)."""
+def _state_dir(cfg: Config) -> Path:
+    """Where an ingest's lock and checkpoint live: the index folder, or for
+    Milvus beside a milvus-lite file (a server's in the data folder)."""
+    if cfg.backend == "local":
+        return Path(cfg.index)
     uri = cfg.milvus_uri
     return Path(uri + ".citebot") if "://" not in uri else Path(cfg.data_dir) / f"milvus-{cfg.milvus_collection}"
 
@@ -234,16 +238,15 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
 
         manifest.update(backend="milvus", milvus_uri=cfg.milvus_uri, milvus_collection=cfg.milvus_collection)
         milvus.write(cfg, chunks, vectors, counts, manifest, prev.index if not rebuild else None,  # type: ignore[arg-type]
-                     set(report.added) | set(report.changed))
-        _Checkpoint(_lock_dir(cfg)).clear()
+                     set(report.added) | set(report.changed), {c.id for cs in prev.by_source.values() for c in cs})
     else:
         try:
             gen = LocalIndex(chunks, vectors, manifest, counts=counts).save(cfg.index)
         except OSError as e:
             raise IndexError_(f"could not write the index at {cfg.index} ({e.strerror or e}); "
                               "the previous index is untouched") from None
-        _Checkpoint(Path(cfg.index)).clear()
         report.index_bytes = sum(p.stat().st_size for p in gen.iterdir())
+    _Checkpoint(_state_dir(cfg)).clear()
     report.written = True
     report.seconds = progress.elapsed()
     return report
@@ -253,7 +256,7 @@ def _vectors(cfg: Config, chunks: list[Chunk], keys: list[str], prev: _Previous,
              progress: Progress):
     """Every chunk's vector: reused, checkpointed by an interrupted run, or
     embedded now (the model is loaded only when something needs embedding)."""
-    ckpt = _Checkpoint(Path(cfg.index) if cfg.backend == "local" else _lock_dir(cfg))
+    ckpt = _Checkpoint(_state_dir(cfg))
     known = dict(prev.vectors)
     todo_keys = [k for k in dict.fromkeys(keys) if k not in known]
     emb = None

@@ -88,11 +88,6 @@ def translation(path: str) -> tuple[str, str] | None:
     return "/".join(parts[:found[0]] + parts[found[0] + 1:]), found[1]
 
 
-def translation_key(path: str) -> str | None:
-    found = translation(path)
-    return found[0] if found else None
-
-
 def guess_lang(text: str) -> str:
     letters = sum(ch.isalpha() for ch in text) or 1
     counts = {code: len(rx.findall(text)) for code, rx in _SCRIPTS}

@@ -87,10 +87,7 @@ class LocalIndex:
         mask = self._allowed.get(scope)
         if mask is None:
             r = self._rows
-            mask = np.fromiter((s in scope.statuses and a in scope.audiences
-                                and (scope.langs is None or lang in scope.langs)
-                                and (t is None or scope.all_tenants or t == scope.tenant)
-                                for s, a, lang, t in zip(r["status"], r["audience"], r["lang"], r["tenant"])),
+            mask = np.fromiter((scope.admits(*row) for row in zip(r["status"], r["audience"], r["lang"], r["tenant"])),
                                dtype=bool, count=len(self._ids))
             self._allowed[scope] = mask
         return mask
@@ -192,11 +189,9 @@ class LocalIndex:
         except (FileNotFoundError, NotADirectoryError):
             return None
         except (OSError, UnicodeDecodeError):
-            raise IndexError_(f"the index at {root} is damaged (CURRENT is unreadable). "
-                              f"Rebuild it: {rebuild_command(known_manifest(root), root)}") from None
+            raise _damaged(root, "CURRENT is unreadable", known_manifest(root)) from None
         if not _GEN.fullmatch(name):
-            raise IndexError_(f"the index at {root} is damaged (CURRENT names {name[:40]!r}). "
-                              f"Rebuild it: {rebuild_command(known_manifest(root), root)}")
+            raise _damaged(root, f"CURRENT names {name[:40]!r}", known_manifest(root))
         gen = root / name
         return gen if gen.is_dir() else None
 
@@ -215,8 +210,7 @@ class LocalIndex:
                 return cls._load(root, gen)
             except FileNotFoundError:
                 if attempt == 2 or cls.live_dir(root) == gen:
-                    raise IndexError_(f"the index at {root} is damaged ({gen.name} lacks a file). "
-                                      f"Rebuild it: {rebuild_command(known_manifest(root), root)}") from None
+                    raise _damaged(root, f"{gen.name} lacks a file", known_manifest(root)) from None
         raise AssertionError("unreachable")
 
     @classmethod
@@ -224,7 +218,7 @@ class LocalIndex:
         manifest = _json(gen / "manifest.json", root, dict)
 
         def damaged(what: str) -> IndexError_:
-            return IndexError_(f"the index at {root} is damaged ({what}). Rebuild it: {rebuild_command(manifest, root)}")
+            return _damaged(root, what, manifest)
         if manifest.get("format") != FORMAT:
             raise IndexError_(f"the index at {root} has format {manifest.get('format')!r}, this citebot reads "
                               f"{FORMAT}. Rebuild it: {rebuild_command(manifest, root)}")
@@ -330,17 +324,20 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+def _damaged(root: Path, what: str, manifest: dict) -> IndexError_:
+    """The one message for a damaged index: what is wrong, and the command that fixes it."""
+    return IndexError_(f"the index at {root} is damaged ({what}). Rebuild it: {rebuild_command(manifest, root)}")
+
+
 def _json(path: Path, root: Path, kind: type, manifest: dict | None = None):
     try:
         data = json.loads(path.read_bytes())
     except FileNotFoundError:
         raise
     except (OSError, ValueError) as e:
-        raise IndexError_(f"the index at {root} is damaged ({path.name}: {type(e).__name__}). "
-                          f"Rebuild it: {rebuild_command(manifest or {}, root)}") from None
+        raise _damaged(root, f"{path.name}: {type(e).__name__}", manifest or {}) from None
     if not isinstance(data, kind):
-        raise IndexError_(f"the index at {root} is damaged ({path.name} is not a JSON {kind.__name__}). "
-                          f"Rebuild it: {rebuild_command(manifest or {}, root)}")
+        raise _damaged(root, f"{path.name} is not a JSON {kind.__name__}", manifest or {})
     return data
 
 
@@ -350,5 +347,4 @@ def _chunk(line: bytes, path: Path, manifest: dict) -> Chunk:
         return Chunk.from_dict(d)
     except (ValueError, TypeError, AttributeError):
         root = path.parent.parent
-        raise IndexError_(f"the index at {root} is damaged (a line of chunks.jsonl is cut or lacks a field). "
-                          f"Rebuild it: {rebuild_command(manifest, root)}") from None
+        raise _damaged(root, "a line of chunks.jsonl is cut or lacks a field", manifest) from None

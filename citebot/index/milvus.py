@@ -32,13 +32,14 @@ import json
 import logging
 import re
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence, Set
 
 import numpy as np
 
 from citebot.index.store import IndexError_, TermStat, rebuild_command
 from citebot.schema import Chunk, Hit, Scope
-from citebot.search.bm25 import idf
+from citebot.search.bm25 import idf, tf_part
 
 _PLAIN = re.compile(r"[a-z0-9]+")
 TEXT_MAX = 60_000  # VARCHAR is capped at 65,535 bytes on a Milvus server
@@ -92,8 +93,7 @@ def connect(cfg):
 def bm25_weights(counts: dict[str, int], tid: dict[str, int], avgdl: float, k1: float, b: float) -> dict[int, float]:
     """A chunk's sparse vector: each term's BM25 tf part (the query supplies the idf)."""
     dl = sum(counts.values())
-    norm = k1 * (1 - b + b * dl / avgdl) if avgdl else k1
-    return {tid[t]: tf * (k1 + 1) / (tf + norm) for t, tf in counts.items()}
+    return {tid[t]: tf_part(tf, dl, avgdl, k1, b) for t, tf in counts.items()}
 
 
 def _row(c: Chunk, vector: np.ndarray, counts: dict[str, int], sparse: dict[int, float]) -> dict:
@@ -118,8 +118,9 @@ class MilvusIndex:
         self._known: dict[str, tuple[int, int] | None] = {}
 
     @classmethod
-    def open(cls, cfg) -> MilvusIndex:
-        client = connect(cfg)
+    def open(cls, cfg, client=None) -> MilvusIndex:
+        """``client``: a connection the caller holds (one per process is enough)."""
+        client = client or connect(cfg)
         name = cfg.milvus_collection
         if not client.has_collection(name):
             raise IndexError_(f"no index in Milvus collection {name!r} at {cfg.milvus_uri}. Build one first: "
@@ -131,7 +132,8 @@ class MilvusIndex:
             client.load_collection(manifest["terms_collection"])
         except (KeyError, ValueError, TypeError):
             raise IndexError_(f"the Milvus collection {name!r} holds no citebot manifest. Rebuild it: "
-                              f"{rebuild_command({}, name)} --set backend=milvus") from None
+                              + rebuild_command({"backend": "milvus", "milvus_uri": cfg.milvus_uri,
+                                                 "milvus_collection": name}, name)) from None
         return cls(client, name, manifest)
 
     def __len__(self) -> int:
@@ -205,10 +207,7 @@ class MilvusIndex:
             for r in batch:
                 chunks.append(_chunk(r))
                 vectors.append(r["dense"])
-                c: dict[str, int] = {}
-                for t in map(decode_term, r["terms"].split()):
-                    c[t] = c.get(t, 0) + 1
-                counts.append(c)
+                counts.append(dict(Counter(map(decode_term, r["terms"].split()))))
         dim = int(self.manifest.get("embed_dim") or 0)
         return chunks, np.asarray(vectors, dtype=np.float32).reshape(len(chunks), dim), counts
 
@@ -280,19 +279,11 @@ def _insert(client, name: str, rows: list[dict], batch: int = 1000) -> None:
         client.upsert(name, rows[i:i + batch])
 
 
-def _document_frequencies(counts: Sequence[dict[str, int]]) -> dict[str, int]:
-    df: dict[str, int] = {}
-    for c in counts:
-        for t in c:
-            df[t] = df.get(t, 0) + 1
-    return df
-
-
 REWEIGH = 0.01  # re-weigh every chunk once the average chunk length has moved this much
 
 
 def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, int]], manifest: dict,
-          previous: MilvusIndex | None, changed: Set[str] = frozenset()) -> str:
+          previous: MilvusIndex | None, changed: Set[str] = frozenset(), old_ids: Set[str] | None = None) -> str:
     """Rebuild into a fresh collection and switch the alias (``previous``
     None), or update the live collection in place: upsert the chunks of new
     and changed files (``changed``: their paths; metadata may have changed
@@ -300,9 +291,11 @@ def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, 
     refresh the term statistics, and stamp the manifest last (a crash before
     it leaves the old manifest, so the next ingest redoes the work).  BM25
     weights are exact after a rebuild; in place, every chunk is re-weighed
-    once the average chunk length has moved by more than ``REWEIGH``."""
+    once the average chunk length has moved by more than ``REWEIGH``.
+    ``old_ids``: the ids the live collection holds, when the caller has read
+    them already (an ingest has); else they are read here."""
     client = previous.client if previous is not None else connect(cfg)
-    df = _document_frequencies(counts)
+    df = Counter(t for c in counts for t in c)  # each chunk's terms once: document frequencies
     avgdl = sum(sum(c.values()) for c in counts) / len(counts) if counts else 0.0
     old_tid = dict(_iterate_terms(client, previous.terms_collection)) if previous is not None else {}
     tid = dict(old_tid)  # a term keeps its dimension; a new one takes the next free one (0 is never used)
@@ -327,7 +320,8 @@ def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, 
         _switch(client, cfg.milvus_collection, name)
         return name
     live = previous.collection
-    old_ids = {c.id for c in previous.scan(Scope.everything())}
+    if old_ids is None:
+        old_ids = {c.id for c in previous.scan(Scope.everything())}
     gone = sorted(old_ids - {c.id for c in chunks})
     if gone:
         client.delete(live, ids=gone)

@@ -34,6 +34,13 @@ def idf(n_docs: int, df: int) -> float:
     return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
 
 
+def tf_part(tf, dl, avgdl: float, k1: float, b: float):
+    """BM25's term-frequency part, ``tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))``,
+    for numbers or arrays (the local postings and Milvus's sparse vectors share it)."""
+    norm = k1 * (1 - b + b * dl / avgdl) if avgdl else k1
+    return tf * (k1 + 1) / (tf + norm)
+
+
 @dataclass(frozen=True, eq=False)
 class Postings:
     terms: list[str]  # term i
@@ -57,8 +64,7 @@ class Postings:
         multiply-add per posting."""
         cache = self.__dict__.setdefault("_weights", {})
         if (k1, b) not in cache:
-            f = self.tf.astype(np.float64)
-            cache[(k1, b)] = f * (k1 + 1) / (f + k1 * (1 - b + b * self.dl[self.rows] / self.avgdl))
+            cache[(k1, b)] = tf_part(self.tf.astype(np.float64), self.dl[self.rows], self.avgdl, k1, b)
         return cache[(k1, b)]
 
     def rows_of(self, term: str) -> np.ndarray:
