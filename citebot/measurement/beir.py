@@ -163,8 +163,10 @@ def _squad2_refusal(engine: Engine, queries, qrels, unanswerable) -> tuple[dict,
 
 
 def run(name: str, cfg: Config | None = None, configs=None, split: str = "test", limit: int | None = None,
-        log=print, *, root=None, embedder=None, reranker=Models._UNSET, cache_dir=None) -> dict:
-    """Evaluate the configurations on one benchmark; see the module docstring."""
+        log=print, *, root=None, embedder=None, reranker=Models._UNSET, cache_dir=None, refusal: bool = True) -> dict:
+    """Evaluate the configurations on one benchmark; see the module docstring.
+    ``refusal`` False skips SQuAD 2.0's answer-level refusal pass (a sweep
+    reads only the ranking)."""
     wall0 = time.perf_counter()
     cfg = cfg or Config()
     default = default_name(cfg) or DEFAULT
@@ -203,7 +205,7 @@ def run(name: str, cfg: Config | None = None, configs=None, split: str = "test",
     if any(r.get("note", "").startswith("no cross-encoder") for r in result["configs"].values()):
         result["notes"].append(f"cross-encoder {cfg.rerank_model!r} cannot be loaded offline; rows that "
                                "rerank keep the fused order, as the bot does")
-    if name == "squad2":
+    if name == "squad2" and refusal:
         unanswerable = bench.meta.get("unanswerable", set())
         queries: dict[str, tuple[str, list[str]]] = {q: (bench.queries[q], []) for q in ids}
         retrieval, answer = _squad2_refusal(engine, queries, bench.qrels, unanswerable)

@@ -55,7 +55,8 @@ def benchmark(name: str, cfg: Config, axes, split: str, limit, log) -> list[tupl
 
     rows = []
     for changes in combos(axes):
-        res = beir.run(name, cfg.replace(**changes), [evaluate.DEFAULT], split=split, limit=limit, log=log)
+        res = beir.run(name, cfg.replace(**changes), [evaluate.DEFAULT], split=split, limit=limit, log=log,
+                       refusal=False)
         rows.append((changes, res["configs"][evaluate.DEFAULT]))
     return rows
 
