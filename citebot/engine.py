@@ -170,9 +170,11 @@ class Engine:
                                   self.embed(queries=False), r.vectors[qi] if r.vectors is not None else None,
                                   cosine_scale=cosine_scale(model))
         turn.answer_score = turn.scored[0].score if turn.scored else 0.0
+        reranked = r.rerank_on and r.hits and "rerank" in r.hits[0].scores
         turn.signals = gate.signals(r.queries[qi], [r.terms[qi], *expansions], ctx, r.evidence, r.stats, turn.scored,
-                                    r.hits[0].id if r.hits else None)
-        turn.p_answerable = gate.probability(turn.signals, gate.model(model))
+                                    r.hits[0].id if r.hits else None,
+                                    r.hits[0].scores["rerank"] if reranked else None)
+        turn.p_answerable = gate.probability(turn.signals, gate.model(model, cfg.rerank_model if reranked else None))
         if cfg.use_gate and turn.p_answerable < cfg.gate_threshold:
             return gate.reason(turn.signals, turn.p_answerable, cfg.gate_threshold)
         return None

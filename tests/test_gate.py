@@ -99,3 +99,57 @@ def test_the_operating_point_falls_least_short_of_the_targets_over_all_sources()
     t = refusal.choose(fastapi + squad, params)
     assert t == 0.5
     assert refusal.scores(squad, params, t)["precision"] == pytest.approx(0.6)
+
+
+# --- the cross-encoder's score as a signal ------------------------------------
+WITH_CE = {"features": list(gate.FEATURES) + [gate.RERANK], "mean": [0.5] * 7 + [0.0], "scale": [0.1] * 7 + [2.0],
+           "coef": [1.0, 0, 0, 0, -2.0, 0, 0, 0.5], "intercept": 0.5}
+
+
+def test_probability_reads_the_features_its_fit_names():
+    s = gate.Signals(**{**S.as_dict(), "rerank": 3.0})
+    # z = 3.5 (as above) + 0.5 * (3.0 - 0.0) / 2.0 = 4.25
+    assert gate.probability(s, WITH_CE) == pytest.approx(1 / (1 + math.exp(-4.25)))
+    assert gate.probability(s, PARAMS) == pytest.approx(1 / (1 + math.exp(-3.5)))  # a fit without it ignores it
+    with pytest.raises(ValueError, match="rerank"):
+        gate.probability(S, WITH_CE)  # no rerank this turn: that fit cannot be used
+    assert "rerank" not in S.as_dict() and s.as_dict()["rerank"] == 3.0
+
+
+def test_a_fit_made_with_a_cross_encoder_is_used_only_with_that_cross_encoder(monkeypatch):
+    own, ce = dict(PARAMS, model="e"), dict(WITH_CE, model="e + rerank /ce")
+    monkeypatch.setattr(gate, "_fits", lambda: {gate.DEFAULT_MODEL: PARAMS, "e": own, gate.key("e", "/ce"): ce})
+    assert gate.key("e", "/ce") == "e + rerank /ce" and gate.key("e") == "e"
+    assert gate.model("e", "/ce") is ce
+    assert gate.model("e", "/other-ce") is own and gate.model("e") is own
+
+
+def test_the_fit_takes_the_rerank_score_when_every_case_has_one():
+    def case(i, ans, rerank):
+        s = gate.Signals(top=0.5, cosine=0.5, coverage=0.5, unknown=0.0, answer=0.5, kind=0.0, margin=0.0,
+                         rerank=rerank)
+        return refusal.Case("golden_fastapi", f"q{i}", "tune", ans, s)
+    # Only the cross-encoder tells the classes apart.
+    cases = [case(i, i % 2 == 0, 4.0 if i % 2 == 0 else -4.0) for i in range(20)]
+    params = refusal.fit(cases)
+    assert params["features"] == list(gate.FEATURES) + ["rerank"] and params["coef"][-1] > 0
+    assert gate.probability(cases[0].signals, params) > 0.8 > 0.2 > gate.probability(cases[1].signals, params)
+    # One case without a rerank score: the fit cannot read it.
+    cases[3] = refusal.Case("golden_fastapi", "q3", "tune", False, gate.Signals(0.5, 0.5, 0.5, 0.0, 0.5, 0.0, 0.0))
+    assert refusal.fit(cases)["features"] == list(gate.FEATURES)
+
+
+def test_a_fit_with_a_cross_encoder_is_saved_under_its_own_key(tmp_path, monkeypatch):
+    monkeypatch.setattr(gate, "MODEL", tmp_path / "gate.json")
+    gate._fits.cache_clear()
+    try:
+        cases = [refusal.Case("golden", "q1", "tune", True, None)]
+        name = refusal.save(dict(WITH_CE), 0.35, cases, "e5-model", 0.35, "e5", "/models/ce")
+        plain = refusal.save(dict(PARAMS), 0.35, cases, "e5-model", 0.35, "e5", "/models/ce")  # reads no rerank
+        fits = json.loads((tmp_path / "gate.json").read_text())["models"]
+        assert name == "e5-model + rerank /models/ce" and plain == "e5-model" and set(fits) == {name, plain}
+        assert fits[name]["command"] == "python evaluate.py --refusal --fit --set rerank_model=/models/ce"
+        assert fits[plain]["command"] == "python evaluate.py --refusal --fit"
+        assert gate.model("e5-model", "/models/ce")["features"][-1] == "rerank"
+    finally:
+        gate._fits.cache_clear()

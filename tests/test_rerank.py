@@ -68,3 +68,22 @@ def test_missing_reranker_warns_once_and_keeps_fused_order(small_index, embedder
     assert err.count("rerank is off") == 1 and "CITEBOT_RERANK_MODEL" in err
     assert not first.rerank_on and not second.rerank_on
     assert [h.id for h in first.hits] == [h.id for h in first.fused[:3]]
+
+
+def test_the_gate_reads_the_cross_encoder_score_with_a_fit_made_with_it(small_index, tiny_ce, embedder, monkeypatch):
+    from citebot.answer import gate
+    cfg = small_index.replace(rerank_model=tiny_ce)
+    engine = Engine(open_index(cfg), cfg, models.Models(embedder, CrossEncoder(tiny_ce, device="cpu")))
+    name = engine.index.manifest["embed_model"]
+    own = gate.model(name)
+    # A fit that reads mostly the rerank score, under the key of this cross-encoder.
+    ce_fit = {"features": list(gate.FEATURES) + [gate.RERANK], "mean": [0.0] * 8, "scale": [1.0] * 8,
+              "coef": [0.0] * 7 + [-3.0], "intercept": 0.2}
+    monkeypatch.setattr(gate, "_fits", lambda: {gate.DEFAULT_MODEL: own, name: own, gate.key(name, tiny_ce): ce_fit})
+    turn = engine.ask("refund rules", [], Scope())
+    assert turn.retrieval.rerank_on and turn.signals.rerank == turn.retrieval.hits[0].scores["rerank"]
+    assert turn.p_answerable == pytest.approx(gate.probability(turn.signals, ce_fit))
+    assert turn.p_answerable != pytest.approx(gate.probability(turn.signals, own))
+    # Rerank off: no score, and the embedding model's own fit decides.
+    off = engine.configured(cfg.replace(use_rerank=False)).ask("refund rules", [], Scope())
+    assert off.signals.rerank is None and off.p_answerable == pytest.approx(gate.probability(off.signals, own))

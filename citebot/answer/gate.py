@@ -10,12 +10,16 @@ model call from signals citebot already has for the question:
   kind      1 when the question asks for a kind of answer (a date for "when",
             a number for "how many") and no well-scored unit holds one
   margin    how far the best unit stands above the best unit of another chunk
+  rerank    the cross-encoder's score of the first hit, when one reranked
 
 A logistic model over these, fitted on tuning data only
-(``python evaluate.py --fit-gate``, see README), gives P(answerable); below
-``gate_threshold`` the bot gives the refusal sentence.  The fitted weights
-live in ``gate.json`` beside this file, one fit per embedding model, each
-stamped with what it was fitted on.
+(``python evaluate.py --refusal --fit``, see README), gives P(answerable);
+below ``gate_threshold`` the bot gives the refusal sentence.  The fitted
+weights live in ``gate.json`` beside this file, one fit per embedding model
+and one per (embedding model, cross-encoder) pair fitted with that
+cross-encoder on (cross-encoders score on scales of their own), each stamped
+with what it was fitted on.  A cross-encoder without a fit of its own leaves
+the gate on the embedding model's fit, which does not read ``rerank``.
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ from citebot.schema import Evidence
 
 MODEL = Path(__file__).with_name("gate.json")
 FEATURES = ("top", "cosine", "coverage", "unknown", "answer", "kind", "margin")
+RERANK = "rerank"  # the extra feature of a fit made with a cross-encoder on
 
 
 @dataclass(frozen=True)
@@ -44,12 +49,17 @@ class Signals:
     answer: float
     kind: float
     margin: float
+    rerank: float | None = None  # None: no cross-encoder reranked this turn
 
-    def vector(self) -> list[float]:
-        return [getattr(self, f) for f in FEATURES]
+    def vector(self, features: Sequence[str] = FEATURES) -> list[float]:
+        out = [getattr(self, f) for f in features]
+        if None in out:
+            raise ValueError(f"the gate's fit reads {[f for f, x in zip(features, out) if x is None]}, "
+                             "which this turn did not measure")
+        return out
 
     def as_dict(self) -> dict[str, float]:
-        return {k: round(v, 4) for k, v in asdict(self).items()}
+        return {k: round(v, 4) for k, v in asdict(self).items() if v is not None}
 
 
 def unknown_mass(terms: Sequence[Sequence[str]], stats: Mapping[str, TermStat]) -> float:
@@ -65,10 +75,11 @@ def unknown_mass(terms: Sequence[Sequence[str]], stats: Mapping[str, TermStat]) 
 
 
 def signals(question: str, terms: Sequence[Sequence[str]], ctx: Context, evidence: Mapping[str, Evidence],
-            stats: Mapping[str, TermStat], scored: Sequence[Scored], first: str | None = None) -> Signals:
+            stats: Mapping[str, TermStat], scored: Sequence[Scored], first: str | None = None,
+            rerank: float | None = None) -> Signals:
     """``terms``: the question's analyzed forms (typed turn, its expansions);
     ``scored``: the extractive scorer's units, best first; ``first``: the
-    first hit's id."""
+    first hit's id; ``rerank``: its cross-encoder score (None: no rerank)."""
     ev = [evidence[h.id] for h in ctx.shown if h.id in evidence]
     top = evidence[first].cosine if first is not None and first in evidence else None
     best = scored[0].score if scored else 0.0
@@ -79,7 +90,8 @@ def signals(question: str, terms: Sequence[Sequence[str]], ctx: Context, evidenc
         kind = 1.0
     return Signals(top=top or 0.0, cosine=max((e.cosine or 0.0 for e in ev), default=0.0),
                    coverage=max((e.coverage for e in ev), default=0.0),
-                   unknown=unknown_mass(terms, stats), answer=best, kind=kind, margin=best - other)
+                   unknown=unknown_mass(terms, stats), answer=best, kind=kind, margin=best - other,
+                   rerank=rerank)
 
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -90,17 +102,30 @@ def _fits() -> dict:
     return json.loads(MODEL.read_text(encoding="utf-8"))["models"]
 
 
-def model(embed_model: str | None = None) -> dict:
+def key(embed_model: str, rerank_model: str | None = None) -> str:
+    """Where a fit lives in gate.json: the embedding model, plus the
+    cross-encoder when the fit was made with one reranking."""
+    return embed_model if rerank_model is None else f"{embed_model} + rerank {rerank_model}"
+
+
+def model(embed_model: str | None = None, rerank_model: str | None = None) -> dict:
     """The fit for the embedding model that built the index (cosines differ
-    by model); a model no fit was made for gets the packaged model's."""
+    by model) and the cross-encoder that reranked, if a fit was made with
+    it; else the embedding model's own fit; a model no fit was made for gets
+    the packaged model's."""
     fits = _fits()
-    return fits.get(embed_model or DEFAULT_MODEL) or fits[DEFAULT_MODEL]
+    embed_model = embed_model or DEFAULT_MODEL
+    if rerank_model is not None and key(embed_model, rerank_model) in fits:
+        return fits[key(embed_model, rerank_model)]
+    return fits.get(embed_model) or fits[DEFAULT_MODEL]
 
 
 def probability(s: Signals, params: Mapping | None = None) -> float:
-    """P(the documents hold the answer) under the fitted logistic model."""
+    """P(the documents hold the answer) under the fitted logistic model (it
+    reads the features its fit names, in that order)."""
     p = params or model()
-    z = p["intercept"] + sum(w * (x - m) / sd for w, x, m, sd in zip(p["coef"], s.vector(), p["mean"], p["scale"]))
+    x = s.vector(p.get("features", FEATURES))
+    z = p["intercept"] + sum(w * (v - m) / sd for w, v, m, sd in zip(p["coef"], x, p["mean"], p["scale"]))
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
@@ -111,5 +136,6 @@ def reason(s: Signals, p: float, threshold: float) -> str:
         weak.append(f"{s.unknown:.0%} of the question's rare words are in no document")
     if s.kind:
         weak.append("no passage holds the kind of answer asked for")
-    weak.append(f"best passage score {s.answer:.2f}, cosine {s.cosine:.2f}, coverage {s.coverage:.2f}")
+    weak.append(f"best passage score {s.answer:.2f}, cosine {s.cosine:.2f}, coverage {s.coverage:.2f}"
+                + (f", rerank score {s.rerank:.2f}" if s.rerank is not None else ""))
     return f"the evidence is too weak (P(answerable) {p:.2f} < gate_threshold {threshold}): " + "; ".join(weak)

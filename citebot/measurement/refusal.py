@@ -16,7 +16,9 @@ through ``Engine.ask`` with the gate off, which records the gate's signals;
 questions the evidence floor or the unknown-identifier rule refuse anyway
 count as refusals at every threshold.  The model is a logistic regression on
 standardised signals, each source weighted equally and the two classes
-balanced within it.  The operating point is the threshold whose
+balanced within it; when a cross-encoder reranked every case its score
+of the first hit is a signal too, and the fit is kept under that
+cross-encoder's name (``gate.key``).  The operating point is the threshold whose
 precision and recall fall least short of the issue's targets on the tuning
 halves (``TARGETS``, summed over sources), then the best mean refusal F1.
 """
@@ -122,7 +124,10 @@ def fit(cases: list[Case], l2: float = 1.0, steps: int = 3000) -> dict:
     """Logistic regression (label: answerable) on standardised signals of the
     cases that reached the gate; each source and each class in it weighs the same."""
     rows = [c for c in cases if c.signals is not None]
-    x = np.array([c.signals.vector() for c in rows if c.signals is not None], dtype=np.float64)
+    # A cross-encoder's score joins when every case has one (a fit made with it on).
+    features = list(gate.FEATURES) + ([gate.RERANK] if rows and all(
+        c.signals is not None and c.signals.rerank is not None for c in rows) else [])
+    x = np.array([c.signals.vector(features) for c in rows if c.signals is not None], dtype=np.float64)
     y = np.array([1.0 if c.answerable else 0.0 for c in rows])
     w = np.zeros(len(rows))
     for src in {c.source for c in rows}:
@@ -140,7 +145,7 @@ def fit(cases: list[Case], l2: float = 1.0, steps: int = 3000) -> dict:
         g = w * (p - y)
         coef -= 0.5 * (z.T @ g + l2 * coef / len(rows))
         b -= 0.5 * g.sum()
-    return {"features": list(gate.FEATURES), "mean": mean.round(6).tolist(), "scale": scale.round(6).tolist(),
+    return {"features": features, "mean": mean.round(6).tolist(), "scale": scale.round(6).tolist(),
             "coef": coef.round(6).tolist(), "intercept": round(float(b), 6)}
 
 
@@ -241,22 +246,27 @@ def table(cases: list[Case], params: dict, chosen: float, curve: dict | None = N
 
 
 def save(params: dict, threshold: float, cases: list[Case], embed_model: str, setting: float,
-         spec: str) -> None:
-    """Store the fit for ``embed_model`` beside the other models' fits.  The
-    intercept moves the chosen operating point onto ``setting`` (the
+         spec: str, rerank_model: str | None = None) -> str:
+    """Store the fit for ``embed_model`` (and ``rerank_model`` when the fit
+    reads the cross-encoder's score) beside the other fits; returns its key.
+    The intercept moves the chosen operating point onto ``setting`` (the
     gate_threshold default), so one setting serves every model."""
     tune = by_source(cases, "tune")
     if threshold != setting:
         params = dict(params, intercept=round(params["intercept"] + _logit(setting) - _logit(threshold), 6))
-    params = dict(params, model=embed_model, threshold=setting, fitted_on={
+    rerank_model = rerank_model if gate.RERANK in params["features"] else None
+    name = gate.key(embed_model, rerank_model)
+    command = "python evaluate.py --refusal --fit" + ("" if spec == Config().embed_model
+                                                       else f" --set embed_model={spec}")
+    params = dict(params, model=name, threshold=setting, fitted_on={
         src: f"{len(cs)} questions ({sum(not c.answerable for c in cs)} unanswerable), tune half"
         for src, cs in tune.items()}, fitted=datetime.date.today().isoformat(),
-        command="python evaluate.py --refusal --fit" + ("" if spec == Config().embed_model
-                                                          else f" --set embed_model={spec}"))
+        command=command + (f" --set rerank_model={rerank_model}" if rerank_model else ""))
     fits = json.loads(gate.MODEL.read_text(encoding="utf-8"))["models"] if gate.MODEL.exists() else {}
-    fits[embed_model] = params
+    fits[name] = params
     gate.MODEL.write_text(json.dumps({"models": fits}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     gate._fits.cache_clear()
+    return name
 
 
 def _logit(p: float) -> float:
@@ -269,14 +279,17 @@ def run(cfg: Config, refit: bool, plot_path: Path | None, log) -> str:
     models = Models()
     cases = collect(cfg, models, log)
     name = model_name(cfg.embed_model)
-    params = fit(cases) if refit else gate.model(name)
+    # The cross-encoder that reranked the cases, if one did (its score is then a signal).
+    reranked = any(c.signals is not None and c.signals.rerank is not None for c in cases)
+    rerank_model = cfg.rerank_model if reranked else None
+    params = fit(cases) if refit else gate.model(name, rerank_model)
     chosen = choose(cases, params) if refit else cfg.gate_threshold
     if refit:
-        save(params, chosen, cases, name, cfg.gate_threshold, cfg.embed_model)
-        params, chosen = gate.model(name), cfg.gate_threshold
+        fitted = save(params, chosen, cases, name, cfg.gate_threshold, cfg.embed_model, rerank_model)
+        params, chosen = gate._fits()[fitted], cfg.gate_threshold
     curve = curves(cases, params)
     if plot_path is not None:
         plot(curve, chosen, plot_path)
-    tail = "\nweights (standardised signals): " + ", ".join(
-        f"{f} {c:+.2f}" for f, c in zip(gate.FEATURES, params["coef"]))
+    tail = f"\nfit: {params.get('model', name)}\nweights (standardised signals): " + ", ".join(
+        f"{f} {c:+.2f}" for f, c in zip(params["features"], params["coef"]))
     return table(cases, params, chosen, curve) + tail + (f"\npicture: {plot_path}" if plot_path else "")
