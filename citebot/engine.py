@@ -22,7 +22,7 @@ import numpy as np
 
 from citebot.answer import context as ctxmod
 from citebot.answer import gate
-from citebot.answer.citations import AnswerStream, clean_citations
+from citebot.answer.citations import AnswerStream, Cleaned
 from citebot.answer.context import Context
 from citebot.answer.extractive import Scored, answer_type, compose, score_units, unknown_identifier, variants
 from citebot.answer.llm import LLMError, LLMIncomplete
@@ -186,7 +186,10 @@ class Engine:
                      strongest=len(turn.context.shown))
         if ex.text == REFUSAL:
             return self._refuse(turn, ex.reason, on_text)
-        self._accept(turn, clean_citations(ex.text, len(turn.context.shown)))
+        # The quotes are the documents' own text with the answerer's marks: not
+        # run through the citation cleaner, which would read a "[2248755]" in a
+        # quoted log line as a citation to strip (or "[1]" as one to keep).
+        self._accept(turn, Cleaned(ex.text, ex.cited, ex.cited, 0, False))
         turn.quoted = ex.quoted
         if on_text:
             on_text(turn.answer)

@@ -245,3 +245,58 @@ def test_thresholds_read_the_units_own_scores_not_the_bonus():
     # A unit below min_answer_score is refused even from the strongest chunk (0.20 + 0.1 would pass 0.25).
     ex = ex_mod.compose([scored(1, "Tents ship free.", 0.20, {"tent"})], 0.25, strongest=1)
     assert ex.text == REFUSAL and "best 0.20 < min_answer_score 0.25" in ex.reason
+
+
+def test_a_quote_keeps_the_documents_brackets_and_spacing(cfg, embedder, tmp_path):
+    """Quoted text is the document's own: a bracketed number in it is not a
+    citation to strip ("[2248755]") or to keep ("[1]"), and a code block keeps its spacing."""
+    from citebot.engine import Engine
+    from citebot.index.build import ingest
+    from citebot.index.store import open_index
+    from citebot.schema import Scope
+    from citebot.search.models import Models
+
+    from conftest import write
+    log = ("```console\nINFO:     Started reloader process [2248755] using WatchFiles\n"
+           "INFO:     Waiting for application startup.\n```")
+    write(tmp_path / "docs" / "reload.md", "# Reloader\n\nThe reloader process watches the files and restarts "
+          f"the worker process when a file changes; see the log:\n\n{log}\n")
+    write(tmp_path / "docs" / "list.md", "# Lists\n\nThe second element of a list is items[1] in Python, "
+          "as the tutorial [1] shows.\n")
+    ingest(tmp_path / "docs", cfg, embedder=embedder)
+    engine = Engine(open_index(cfg), cfg.replace(use_gate=False), Models(embedder, None))
+    turn = engine.ask("what does the reloader process log when it starts?", [], Scope())
+    assert not turn.refused and log in turn.answer and turn.stripped == 0
+    turn = engine.ask("how do I get the second element of a list in Python?", [], Scope())
+    n = len(turn.context.shown)  # the list page is the strongest chunk, numbered last
+    assert turn.answer == f"“The second element of a list is items[1] in Python, as the tutorial [1] shows.” [{n}]"
+    assert turn.stripped == 0 and [c["n"] for c in turn.citations] == [n] and turn.quoted == [n]
+
+
+MODEL_CODE = ("Read it with `items[0]` [1]:\n\n```python\nx = a[12]   # aligned\n    y  =  b[2]\n```\n"
+              "and `` a[`3`] `` [2] [9].")
+
+
+def test_code_in_a_model_answer_is_code_not_citations():
+    c = clean_citations(MODEL_CODE, n_shown=2)
+    # Only the prose [1], [2] and [9] are citations; [9] names no chunk.
+    assert c.text == MODEL_CODE.replace(" [9].", ".") and c.cited == [1, 2] and c.stripped == 1
+
+
+def test_code_streamed_in_pieces_cuts_the_same_as_whole():
+    whole = clean_citations(MODEL_CODE, n_shown=2)
+    for size in (1, 2, 3, 5):
+        s = AnswerStream(2)
+        shown = "".join(s.feed(MODEL_CODE[i:i + size]) for i in range(0, len(MODEL_CODE), size))
+        tail, cleaned = s.finish()
+        assert shown + tail == cleaned.text == whole.text and cleaned.stripped == 1, size
+
+
+def test_a_lone_backtick_is_prose_and_its_line_is_still_checked():
+    for text in ("It`s fine [5].\nRefunds take 14 days [1].", "Refunds take 14 days [1], it`s fine [5]"):
+        whole = clean_citations(text, n_shown=2)
+        assert "[5]" not in whole.text and whole.cited == [1] and whole.stripped == 1
+        s = AnswerStream(2)
+        shown = "".join(s.feed(ch) for ch in text)
+        tail, cleaned = s.finish()
+        assert shown + tail == cleaned.text == whole.text

@@ -11,7 +11,9 @@ and ``--json`` never disagree.  It
 * leaves no gap where a citation was stripped (no space before punctuation,
   no double space; whitespace that holds a line break, as in code, is kept);
 * holds the opening back while it reads like a refusal, so a refusal is
-  shown as the one exact sentence and nothing else.
+  shown as the one exact sentence and nothing else;
+* passes code through untouched: inside a fenced block or an inline code
+  span, ``items[0]`` is code, not a citation, and spacing is the model's.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from citebot.config import REFUSAL
 
 CITATION = re.compile(r"\[(\s*\d+\s*(?:[-–,]\s*\d+\s*)*)\]")
+_TICKS = re.compile(r"`+")
 _PUNCT = ".,;:!?"
 # How much of the opening is read to decide whether an answer is a refusal.
 REFUSAL_WINDOW = 200
@@ -73,20 +76,21 @@ class AnswerStream:
         self.marks: list[int] = []
         self.stripped = 0
         self.deciding = True  # still reading the opening for a refusal
+        self.code = ""  # the backticks that opened the code we are in ("" in prose)
 
     def feed(self, delta: str) -> str:
         self.raw += delta
-        cut = self.raw.rfind("[")
-        if cut != -1 and "]" not in self.raw[cut:] and len(self.raw) - cut < 24:
-            ready, self.raw = self.raw[:cut], self.raw[cut:]
-        else:
-            ready, self.raw = self.raw, ""
-        self._consume(ready)
+        cut = len(self.raw.rstrip("`"))  # a run of backticks may still grow into a fence
+        bracket = self.raw.rfind("[", 0, cut)
+        if bracket != -1 and "]" not in self.raw[bracket:cut] and cut - bracket < 24:
+            cut = bracket
+        ready, self.raw = self.raw[:cut], self.raw[cut:]
+        self.raw = self._consume(ready) + self.raw
         return self._release()
 
     def finish(self) -> tuple[str, Cleaned]:
         """The text still to show, and the whole cleaned answer."""
-        self._consume(self.raw)
+        self._consume(self.raw, final=True)
         self.raw, self.ws = "", ""  # trailing whitespace is dropped
         if is_refusal(self.body):
             return (REFUSAL if self.shown == 0 else ""), Cleaned(REFUSAL, [], [], self.stripped, True)
@@ -94,7 +98,54 @@ class AnswerStream:
         self.shown = len(self.body)
         return tail, Cleaned(self.body, list(self.cited), list(self.marks), self.stripped, False)
 
-    def _consume(self, text: str) -> None:
+    def _consume(self, text: str, final: bool = False) -> str:
+        """Prose goes through the citation check; code is kept as it is: a
+        fence (three or more backticks) up to its closing fence, an inline
+        span up to the same run of backticks on the same line (a lone
+        backtick, as in "It`s", is prose).  Returns the text held back: an
+        inline span whose end has not arrived yet."""
+        while text:
+            if self.code:  # inside a fence
+                close = next((m for m in _TICKS.finditer(text) if len(m.group()) >= len(self.code)), None)
+                end = close.end() if close else len(text)
+                self._verbatim(text[:end])
+                self.code = "" if close else self.code
+                text = text[end:]
+                continue
+            m = _TICKS.search(text)
+            if m is None:
+                self._prose(text)
+                return ""
+            if len(m.group()) >= 3:
+                self._prose(text[:m.start()])
+                self.code = m.group()
+                self._verbatim(m.group())
+                text = text[m.end():]
+                continue
+            line_end = text.find("\n", m.end())
+            close = next((c for c in _TICKS.finditer(text, m.end(), line_end if line_end != -1 else len(text))
+                          if c.group() == m.group()), None)
+            if close is None and line_end == -1 and not final:
+                self._prose(text[:m.start()])
+                return text[m.start():]  # the span may still close
+            if close is None:
+                self._prose(text[:m.end()])  # no closing run on this line: literal backticks
+                text = text[m.end():]
+                continue
+            self._prose(text[:m.start()])
+            self._verbatim(text[m.start():close.end()])
+            text = text[close.end():]
+        return ""
+
+    def _verbatim(self, text: str) -> None:
+        if not text:
+            return
+        if self.body and self.ws:
+            self.body += self.ws if "\n" in self.ws else " "
+        self.ws = ""
+        self.body += text
+
+    def _prose(self, text: str) -> None:
         pos = 0
         for m in CITATION.finditer(text):
             self._append(text[pos:m.start()])
