@@ -47,12 +47,39 @@ def count(text: str) -> int:
     return len(encoding().encode(text, disallowed_special=()))
 
 
+def _whole_chars(data: bytes) -> int:
+    """How many leading bytes of ``data`` are whole UTF-8 characters (a
+    token may end inside a character: many CJK characters and emoji take
+    two tokens)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 != 0x80:  # the last character's first byte
+            need = 1 if byte < 0x80 else 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4
+            return len(data) if need <= back else len(data) - back
+    return len(data)
+
+
 def windows(text: str, size: int) -> list[str]:
-    """``text`` cut into pieces of at most ``size`` tokens (tokenised once)."""
-    ids = encoding().encode(text, disallowed_special=())
-    return [encoding().decode(ids[i:i + size]) for i in range(0, len(ids), size)] or [""]
+    """``text`` cut into pieces of about ``size`` tokens (tokenised once), at
+    character boundaries: the pieces joined are ``text``."""
+    enc = encoding()
+    ids = enc.encode(text, disallowed_special=())
+    out: list[str] = []
+    carry = b""
+    for i in range(0, len(ids), size):
+        data = carry + enc.decode_bytes(ids[i:i + size])
+        cut = _whole_chars(data)
+        out.append(data[:cut].decode("utf-8"))
+        carry = data[cut:]
+    if carry:
+        out.append(carry.decode("utf-8", errors="replace"))
+    return out or [""]
 
 
 def truncate(text: str, limit: int) -> str:
+    """At most ``limit`` tokens of ``text``, never half a character."""
     ids = encoding().encode(text, disallowed_special=())
-    return text if len(ids) <= limit else encoding().decode(ids[:limit])
+    if len(ids) <= limit:
+        return text
+    data = encoding().decode_bytes(ids[:limit])
+    return data[:_whole_chars(data)].decode("utf-8")

@@ -110,3 +110,35 @@ def test_front_matter_defaults_and_language_guess(tmp_path):
     assert doc.meta == {"title": "Store hours", "status": "current", "audience": "public", "lang": "en", "tenant": None}
     zh = documents.load(write(tmp_path / "z.md", "# 保修\n\n所有帐篷的保修期为两年。"), "z.md")
     assert zh.meta["lang"] == "zh"
+
+
+def test_a_split_paragraph_keeps_its_list_and_each_piece_cites_its_own_lines(tmp_path):
+    items = [f"* Item {i} is here. It has two sentences about topic {i}." for i in range(8)]
+    text = "# List\n\n" + "\n".join(items) + "\n"
+    chunks = chunker.chunk_document(load(tmp_path, text, "l.md"), budget=40)
+    assert len(chunks) > 2
+    source = text.split("\n")
+    for c in chunks:  # its own lines: the text sits in them and spans them all
+        assert c.text in "\n".join(source[c.start - 1:c.end]) and c.text.count("\n") == c.end - c.start
+    assert sum("\n* Item" in c.text for c in chunks) >= 2  # the list stays a list
+    assert " ".join(c.text for c in chunks).replace("\n", " ") == " ".join(items)
+
+
+def test_chinese_splits_at_its_full_stops_and_token_windows_never_halve_a_character(tmp_path):
+    zh = "如何配置跨域资源共享。" * 40
+    chunks = chunker.chunk_document(load(tmp_path, f"# 跨域\n\n{zh}\n", "z.md"), budget=60)
+    assert len(chunks) > 1 and all(c.text.endswith("。") for c in chunks)
+    assert "".join(c.text for c in chunks) == zh
+    odd = "🚀鑫龘靐齉" * 300  # characters of two or more tokens each, no sentence end
+    pieces = tokens.windows(odd, 20)
+    assert "".join(pieces) == odd and not any("\ufffd" in p for p in pieces)
+    assert tokens.truncate("鑫龘靐齉", 3) == "鑫"
+
+
+def test_a_chunk_never_spans_two_pdf_pages():
+    blocks = [documents.Block("para", "Page one text.", 1, 1, page=1),
+              documents.Block("para", "Page two text.", 1, 1, page=2)]
+    doc = documents.Document("d.pdf", "D", {"status": "current", "audience": "public", "lang": "en", "tenant": None},
+                             blocks)
+    chunks = chunker.chunk_document(doc, budget=200)
+    assert [(c.text, c.page, c.start) for c in chunks] == [("Page one text.", 1, 1), ("Page two text.", 2, 1)]

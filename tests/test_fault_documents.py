@@ -32,6 +32,8 @@ def load(tmp_path, name, text):
     ("---\nstatus: [1, 2]\n---\nSecret.\n", "line 2: status must be text, got list"),
     ("---\ntitle: x\ntenant: 42\n---\nSecret.\n", 'line 3: tenant must be text, got int 42; write tenant: "42"'),
     ("---\naudience: staff\nAudience: public\n---\nSecret.\n", "line 3: audience is given twice"),
+    # The same key twice, as written: YAML would keep the last one and publish the page.
+    ("---\naudience: staff\ntitle: Payroll\naudience: public\n---\nSecret.\n", "line 4: audience is given twice"),
     ("---\naudience: yes\n---\nSecret.\n", "line 2: audience must be text, got bool"),
     ("---\n- audience\n- staff\n---\nSecret.\n", "line 2: front matter must be key: value lines"),
     ("+++\naudience = 'staff\n+++\nSecret.\n", "front matter is not valid TOML"),
@@ -123,3 +125,42 @@ def test_an_empty_folder_never_empties_a_full_index(tmp_path):
     assert len(LocalIndex.load(cfg.index)) == 1
     ingest(tmp_path / "empty", cfg, rebuild=True, embedder=HashEmbedder(), log=lambda m: None)
     assert len(LocalIndex.load(cfg.index)) == 0
+
+
+def test_every_article_of_a_page_is_read_and_an_articles_own_header_is_kept(tmp_path):
+    page = ("<html><body><header><nav>Home | Shop</nav>Site banner</header>"
+            "<article><header><h1>Refund policy</h1><p>Updated 2024</p></header><p>Refunds take 14 days.</p></article>"
+            "<article><h2>Returns</h2><p>Press <button>Return</button> to start a return within 30 days.</p></article>"
+            "<footer>Copyright</footer></body></html>")
+    doc = load(tmp_path, "a.html", page)
+    text = [b.text for b in doc.blocks]
+    assert text == ["Refund policy", "Updated 2024", "Refunds take 14 days.", "Returns",
+                    "Press Return to start a return within 30 days."]
+    assert doc.meta["title"] == "Refund policy"
+
+
+def test_a_loose_html_string_cites_its_own_line_and_a_script_language_is_kept(tmp_path):
+    page = '<html lang="zh-Hant"><body>\n<p>First.</p>\n<div>\n\n\nLoose text.</div></body></html>'
+    doc = load(tmp_path, "a.html", page)
+    assert [(b.text, b.start) for b in doc.blocks] == [("First.", 2), ("Loose text.", 6)]
+    assert doc.meta["lang"] == "zh-hant"
+    assert load(tmp_path, "b.html", '<html lang="en-US"><body><p>x</p></body></html>').meta["lang"] == "en"
+
+
+def test_lines_are_numbered_as_grep_numbers_them(tmp_path):
+    # A form feed (RFC-style page break) or U+2028 is not a line end: str.splitlines says it is.
+    text = "Page one.\n\x0c\nPage two.\n\nSee\u2028here.\n\nThird page target.\n"
+    doc = load(tmp_path, "a.txt", text)
+    target = next(b for b in doc.blocks if b.text == "Third page target.")
+    assert target.start == 7 == text.split("\n").index("Third page target.") + 1
+
+
+def test_an_empty_page_is_unchanged_on_the_next_ingest(tmp_path):
+    folder = tmp_path / "docs"
+    write(folder / "empty.md", "")
+    write(folder / "only-meta.md", "---\ntitle: Nothing yet\n---\n")
+    write(folder / "a.md", "# A\n\nSome text.\n")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    again = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert again.changed == [] and again.added == [] and again.unchanged == 3

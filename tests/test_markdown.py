@@ -39,3 +39,46 @@ def test_a_documentation_page_chunks_into_clean_text(tmp_path):
     chunks = chunker.chunk_document(doc, 220)
     assert doc.title == "Metadata" and chunks[0].text == "You can set the title.\n\nTip: Write Markdown in the description."
     assert chunks[-1].headings == ("Tags",) and chunks[-1].text == "Use tags." and chunks[-1].start == 15
+
+
+def test_a_fence_closes_only_on_a_run_as_long_with_nothing_after_it(tmp_path):
+    text = ("# Guide\n\n````markdown\n```bash\n# install the tool\n```\n<b>kept</b>\n````\n\n"
+            "```x``` is inline code, not a fence.\n\n## Later\n\nText.\n")
+    doc = documents.load(write(tmp_path / "a.md", text), "a.md")
+    code = [b for b in doc.blocks if b.kind == "code"]
+    assert len(code) == 1 and (code[0].start, code[0].end) == (3, 8)
+    assert "# install the tool" in code[0].text and "<b>kept</b>" in code[0].text
+    assert [b.text for b in doc.blocks if b.kind == "heading"] == ["Guide", "Later"]
+    assert any(b.text == "```x``` is inline code, not a fence." for b in doc.blocks)
+
+
+def test_nested_blocks_labels_and_their_end():
+    lines = ["//// tab | Python 3.10+", "", "Use `str | None`.", "", "////",
+             "/// tip", "", "{* ../../docs_src/app.py *}", "", "///", "", "Unrelated paragraph.",
+             "/// note", "", "| Key | Value |", "|---|---|", "| a | 1 |", "///",
+             "!!! tip", "    * first item"]
+    out = markdown.clean(lines)
+    assert out[2] == "Tab (Python 3.10+): Use `str | None`." and out[4] == ""
+    assert out[11] == "Unrelated paragraph."  # the tip held only an include: its label goes with it
+    assert out[13:17] == ["Note:", "| Key | Value |", "|---|---|", "| a | 1 |"]  # the header row stays the header
+    assert out[18:] == ["Tip:", "    * first item"]
+    assert len(out) == len(lines)
+
+
+def test_html_in_markdown_reads_as_the_rendered_page():
+    lines = ["<style>", ".x { color: red }", "</style>", '<script src="a.js"></script>Newsletter',
+             '<button class="btn">Subscribe</button> now', "AT&amp;T &lt;5&gt; and `&amp;` in code",
+             "<h2>Html heading</h2>", "::: fastapi.encoders.jsonable_encoder",
+             "```python", "{!> ../../docs_src/app.py!}", "```"]
+    out = markdown.clean(lines)
+    assert out[:3] == ["", "", ""] and out[3] == "Newsletter"
+    assert out[4] == "Subscribe now"
+    assert out[5] == "AT&T <5> and `&amp;` in code"
+    assert out[6] == "## Html heading" and out[7] == "" and out[8:] == ["", "", ""]
+
+
+def test_atx_closing_hashes_need_a_space_and_setext_headings_are_headings(tmp_path):
+    text = "## Learn C#\n\nText.\n\nSetup Guide\n===========\n\nMore.\n\nNext part\n---\n\n- item\n---\n"
+    doc = documents.load(write(tmp_path / "a.md", text), "a.md")
+    heads = [(b.text, b.level, b.start, b.end) for b in doc.blocks if b.kind == "heading"]
+    assert heads == [("Learn C#", 2, 1, 1), ("Setup Guide", 1, 5, 6), ("Next part", 2, 10, 11)]

@@ -164,8 +164,10 @@ def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report, pat
             report.skipped.append((rel, f"cannot be read: {e.strerror}"))
             continue
         known = prev.sources.get(rel)
-        if known and known["sha1"] == digest and rel in prev.by_source:
-            doc_chunks = prev.by_source[rel]  # unchanged file: no need to parse again
+        # Unchanged file: no need to parse again (one that gave no chunks, an
+        # empty page, is unchanged too, not "changed" on every run).
+        if known and known["sha1"] == digest and (rel in prev.by_source or known.get("chunks") == 0):
+            doc_chunks = prev.by_source.get(rel, [])
             report.unchanged += 1
         else:
             try:

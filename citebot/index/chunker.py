@@ -18,7 +18,8 @@ from citebot import tokens
 from citebot.index.documents import Block, Document
 from citebot.schema import Chunk
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？।])\s+")
+# A sentence ends at . ! ? before whitespace, or at a CJK full stop (no space follows one).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？।])\s*")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
 
 
@@ -38,6 +39,8 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
         current, used = [], 0
 
     for block in doc.blocks:
+        if current and block.page != current[-1].page:
+            flush()  # a chunk cites one PDF page
         if block.kind == "heading":
             flush()
             while stack and stack[-1][0] >= block.level:
@@ -82,7 +85,7 @@ def _fit(block: Block, budget: int) -> list[Block]:
 
 
 def _split_table(block: Block, budget: int) -> list[Block]:
-    lines = block.text.splitlines()
+    lines = block.text.split("\n")
     n_head = 2 if len(lines) > 1 and _TABLE_SEP.match(lines[1].strip()) else 1
     header, rows = lines[:n_head], lines[n_head:]
     head_cost = tokens.count("\n".join(header))
@@ -102,26 +105,51 @@ def _split_table(block: Block, budget: int) -> list[Block]:
 
 
 def _split_paragraph(block: Block, budget: int) -> list[Block]:
-    """Sentences packed up to the budget; a sentence longer than the budget
-    is cut into budget-sized token windows, each tokenised once (linear in
-    the text, however long a run without sentence breaks)."""
-    sentences = [s for s in _SENTENCE_END.split(block.text) if s.strip()]
-    out: list[str] = []
-    group: list[str] = []
+    """Sentences packed up to the budget, each piece keeping the line breaks
+    between its sentences (a list stays a list) and citing its own lines; a
+    sentence longer than the budget is cut into budget-sized token windows,
+    each tokenised once (linear in the text, however long a run without
+    sentence breaks)."""
+    text = block.text
+    # (start offset, sentence): the separators are kept in the text, so each
+    # piece is a slice of it and its lines can be counted.
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.end() > pos and m.start() >= pos:
+            if text[pos:m.start()].strip():
+                spans.append((pos, m.start()))
+            pos = m.end()
+    if text[pos:].strip():
+        spans.append((pos, len(text)))
+    pieces: list[tuple[int, int]] = []
+    group: tuple[int, int] | None = None
     cost = 0
-    for s in sentences:
-        c = tokens.count(s)
+    for a, b in spans:
+        c = tokens.count(text[a:b])
         if group and cost + c > budget:
-            out.append(" ".join(group))
-            group, cost = [], 0
+            pieces.append(group)
+            group, cost = None, 0
         if c > budget:  # one giant "sentence": cut by tokens
-            pieces = tokens.windows(s, budget)
-            out.extend(p.strip() for p in pieces[:-1])
-            s = pieces[-1].strip()
-            c = tokens.count(s)
-        group.append(s)
+            at = a
+            for w in tokens.windows(text[a:b], budget)[:-1]:
+                pieces.append((at, at + len(w)))
+                at += len(w)
+            a, c = at, tokens.count(text[at:b])
+        group = (group[0], b) if group else (a, b)
         cost += c
     if group:
-        out.append(" ".join(group))
-    # Lines inside a paragraph are not tracked finer than the paragraph.
-    return [Block(block.kind, t, block.start, block.end, page=block.page) for t in out if t.strip()]
+        pieces.append(group)
+    # Line numbers per piece when the text keeps the source's line breaks
+    # (Markdown); otherwise (HTML, PDF text joined) the block's range.
+    exact = text.count("\n") == block.end - block.start
+    out = []
+    for a, b in pieces:
+        piece = text[a:b].strip()
+        if not piece:
+            continue
+        a += len(text[a:b]) - len(text[a:b].lstrip())
+        first = block.start + text[:a].count("\n") if exact else block.start
+        last = first + piece.count("\n") if exact else block.end
+        out.append(Block(block.kind, piece, first, last, page=block.page))
+    return out

@@ -124,8 +124,10 @@ def _finish_meta(meta: dict, blocks: list[Block], fallback_title: str, rel: str 
 
 
 # --- Markdown / text ---------------------------------------------------------
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+# ATX: a closing run of #s needs a space before it ("## Learn C#" is "Learn C#").
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$")
+_SETEXT = re.compile(r"^ {0,3}(={2,}|-{2,})\s*$")  # under a paragraph: "Title\n=====" is a heading
+_LIST_OR_QUOTE = re.compile(r"^\s*(?:[-*+>]\s|\d+[.)]\s)")
 
 
 def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True) -> list[Block]:
@@ -143,11 +145,11 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True) -> 
 
     while i < n:
         line = lines[i]
-        fence = _FENCE.match(line)
-        if fence:
+        marker = markdown.fence_open(line)
+        if marker:
             flush(i)
-            marker, j = fence.group(1), i + 1
-            while j < n and not lines[j].strip().startswith(marker):
+            j = i + 1
+            while j < n and not markdown.fence_closes(lines[j], marker):
                 j += 1
             j = min(j, n - 1)  # an unclosed fence runs to the end of the file
             blocks.append(Block("code", "\n".join(lines[i:j + 1]), i + offset + 1, j + offset + 1))
@@ -158,6 +160,13 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True) -> 
             flush(i)
             blocks.append(Block("heading", markdown.strip_anchor(h.group(2)), i + offset + 1, i + offset + 1,
                                 level=len(h.group(1))))
+            i += 1
+            continue
+        if headings and para and _SETEXT.match(line) and not _LIST_OR_QUOTE.match(para[0]):
+            text = " ".join(p.strip() for p in para)
+            blocks.append(Block("heading", markdown.strip_anchor(text), para_start + offset + 1, i + offset + 1,
+                                level=1 if line.strip()[0] == "=" else 2))
+            para = []
             i += 1
             continue
         if line.lstrip().startswith("|"):
@@ -210,7 +219,8 @@ def _read_text(path: Path) -> str:
 
 
 # --- HTML --------------------------------------------------------------------
-_BOILERPLATE = ("script", "style", "nav", "header", "footer", "aside", "noscript", "form", "iframe", "svg", "button")
+_BOILERPLATE = ("script", "style", "nav", "aside", "noscript", "form", "iframe", "svg", "template")
+_PAGE_CHROME = ("header", "footer")  # the site's, outside <main>/<article>; inside one they hold its title
 
 
 _BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "table", "dt", "dd")
@@ -229,10 +239,17 @@ def _html_meta(soup) -> dict:
             raw[name] = str(tag.get("content") or "")
     meta = metadata.normalize(raw)
     if soup.html and soup.html.get("lang") and "lang" not in meta:
-        meta["lang"] = str(soup.html["lang"]).split("-")[0].lower()
+        meta["lang"] = _lang_tag(str(soup.html["lang"]))
     if soup.title and soup.title.string and "title" not in meta:
         meta["title"] = soup.title.string.strip()
     return meta
+
+
+def _lang_tag(tag: str) -> str:
+    """A language tag as a language folder names it: ``zh-Hant`` -> ``zh-hant``
+    (a script is kept, as for a ``zh-hant/`` folder), ``en-US`` -> ``en``."""
+    parts = tag.strip().lower().replace("_", "-").split("-")
+    return parts[0] + (f"-{parts[1]}" if len(parts) > 1 and len(parts[1]) == 4 else "")
 
 
 def _html_block(tag) -> Block | None:
@@ -293,11 +310,21 @@ def _html_blocks(root) -> list[Block]:
                     walk(child)  # inline: its text joins the loose paragraph
             elif isinstance(child, NavigableString) and not isinstance(child, Comment) and child.strip():
                 if not loose:
-                    loose_line[0] = getattr(child.parent, "sourceline", None) or 1
+                    loose_line[0] = _string_line(child)
                 loose.append(str(child))
     walk(root)
     flush()
     return blocks
+
+
+def _string_line(node) -> int:
+    """The source line a loose string's text starts on: its parent's line,
+    plus the line breaks before it inside the parent and in its own leading
+    whitespace (the parser gives line numbers to tags only)."""
+    line = getattr(node.parent, "sourceline", None) or 1
+    line += sum(str(sib).count("\n") for sib in node.previous_siblings)
+    text = str(node)
+    return line + text[:len(text) - len(text.lstrip())].count("\n")
 
 
 def load_html(path: Path, rel: str) -> Document:
@@ -307,7 +334,11 @@ def load_html(path: Path, rel: str) -> Document:
     meta = _html_meta(soup)
     for tag in soup.find_all(_BOILERPLATE):
         tag.decompose()
-    root = soup.find("main") or soup.find("article") or soup.body or soup
+    for tag in soup.find_all(_PAGE_CHROME):
+        if tag.find_parent(["main", "article"]) is None:
+            tag.decompose()
+    # Every article of the page is read (a blog index holds many), <main> when there is one.
+    root = soup.find("main") or soup.body or soup
     blocks = _merge_list_items(_html_blocks(root))
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
 
@@ -338,9 +369,9 @@ def load_pdf(path: Path, rel: str) -> Document:
     except Exception as e:  # noqa: BLE001 - pypdf raises many types on damaged files
         raise UnreadableDocument(f"is not a readable PDF ({type(e).__name__}: {e})") from None
     blocks: list[Block] = []
-    line_no = 0
     for page_no, text in enumerate(pages, 1):
-        lines = text.splitlines()
+        lines = metadata.lines_of(text)
+        line_no = 0  # lines count from 1 on each page: a citation reads "p. 2, lines 1-3"
         para: list[str] = []
         para_start = line_no + 1
         for k, line in enumerate(lines):

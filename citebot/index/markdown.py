@@ -3,31 +3,61 @@ the rendered page (pure functions over lines; the line count never changes,
 so citations keep pointing at the right source lines).
 
 * heading attribute lists: ``## Setup { #setup }`` -> ``## Setup``
-* admonitions (Python-Markdown blocks): ``/// tip | Technical Details`` opens
-  a block read as "Tip (Technical Details): ..." and a bare ``///`` closes it;
-  MkDocs ``!!! note "Title"`` likewise
+* admonitions and blocks (Python-Markdown / pymdownx): ``/// tip | Technical Details``
+  opens a block read as "Tip (Technical Details): ..." and a bare ``///``
+  closes it (``////`` and longer for nested blocks, such as ``//// tab | Python 3.10+``);
+  MkDocs ``!!! note "Title"`` likewise.  The label goes before the block's
+  first text, or on a line of its own before a table, list or code block
 * include directives whose file is not in the folder: ``{* ../../docs_src/x.py hl[3] *}``,
-  ``--8<-- "file"`` -> dropped
-* HTML comments -> dropped; inline HTML tags -> their text (``<abbr title="...">ASGI</abbr>``
-  reads "ASGI"; ``<td>``, ``<br>`` and other block tags become a space)
+  ``{!> ../../docs_src/x.py!}``, ``--8<-- "file"``, mkdocstrings ``::: package.name``
+  -> dropped (a code block that holds nothing but one is dropped whole)
+* HTML comments, ``<script>`` and ``<style>`` with their content -> dropped;
+  ``<h2>Title</h2>`` on a line of its own -> ``## Title``; other tags -> their
+  text (``<abbr title="...">ASGI</abbr>`` reads "ASGI"; ``<td>``, ``<br>`` and
+  other block tags become a space); entities decoded (``&amp;`` -> ``&``)
 
-Code fences and inline code spans are left exactly as written.
+Code fences (CommonMark: a run of three or more backticks or tildes, closed by
+a run of the same character at least as long with nothing after it) and
+inline code spans are left exactly as written.
 """
 from __future__ import annotations
 
+import html
 import re
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
+_FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
 _ANCHOR = re.compile(r"\s*\{\s*#[^{}]*\}\s*$")
-_ADMONITION = re.compile(r"^\s*(?:///|!!!|\?\?\?\+?)\s*([A-Za-z-]+)(?:\s*\|\s*(.*?)|\s+\"(.*?)\")?\s*$")
-_CLOSE = re.compile(r"^\s*///\s*$")
-_INCLUDE = re.compile(r"^\s*(?:\{\*.*\*\}|--8<--\s.*)\s*$")
-_INLINE = "a|abbr|b|code|dfn|em|font|i|kbd|mark|s|small|span|strong|sub|sup|u|var|q|cite|time|ins|del"
+_ADMONITION = re.compile(r"^\s*(?:/{3,}|!!!|\?\?\?\+?)\s*([A-Za-z-]+)(?:\s*\|\s*(.*?)|\s+\"(.*?)\")?\s*$")
+_CLOSE = re.compile(r"^\s*/{3,}\s*$")
+_INCLUDE = re.compile(r"^\s*(?:\{\*.*\*\}|\{!.*!\}|--8<--\s.*|:::\s+[\w.]+.*)\s*$")
+_HTML_HEADING = re.compile(r"^\s*<h([1-6])(?:\s[^<>]*)?>(.*?)</h\1>\s*$", re.I)
+_RAW_OPEN = re.compile(r"<(script|style)\b[^>]*>", re.I)
+_TABLE_OR_LIST = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s)")
+_INLINE = "a|abbr|b|code|dfn|em|font|i|kbd|mark|s|small|span|strong|sub|sup|u|var|q|cite|time|ins|del|label|button"
 _BLOCK = ("br|hr|img|div|p|table|thead|tbody|tfoot|tr|td|th|details|summary|ul|ol|li|dl|dt|dd|figure|"
-          "figcaption|section|article|blockquote|iframe|video|audio|source|picture|center|h[1-6]")
+          "figcaption|section|article|blockquote|iframe|video|audio|source|picture|center|h[1-6]|"
+          "header|footer|nav|main|aside|form|input|select|option|textarea|noscript|svg|path")
 _TAG_INLINE = re.compile(rf"</?(?:{_INLINE})(?:\s[^<>]*)?/?>", re.I)
 _TAG_BLOCK = re.compile(rf"</?(?:{_BLOCK})(?:\s[^<>]*)?/?>", re.I)
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def fence_open(line: str) -> str | None:
+    """The run that opens a fenced code block on ``line``, or None.  A
+    backtick run with a backtick after it (```` ```x``` ````) is inline code."""
+    m = _FENCE_OPEN.match(line)
+    if m is None or (m.group(1)[0] == "`" and "`" in m.group(2)):
+        return None
+    return m.group(1)
+
+
+def fence_closes(line: str, opener: str) -> bool:
+    """Whether ``line`` closes the block ``opener`` opened: the same
+    character, a run at least as long, nothing after it (```` ```bash ````
+    inside a ```` ```` ```` block is content)."""
+    m = _FENCE_CLOSE.match(line)
+    return m is not None and m.group(1)[0] == opener[0] and len(m.group(1)) >= len(opener)
 
 
 def strip_anchor(heading: str) -> str:
@@ -35,7 +65,7 @@ def strip_anchor(heading: str) -> str:
 
 
 def strip_html(line: str) -> str:
-    """Tags removed outside inline code spans; block tags leave a space."""
+    """Tags removed and entities decoded outside inline code spans; block tags leave a space."""
     out, pos = [], 0
     for m in _CODE_SPAN.finditer(line):
         out.append(_strip_tags(line[pos:m.start()]))
@@ -47,7 +77,8 @@ def strip_html(line: str) -> str:
 
 
 def _strip_tags(text: str) -> str:
-    return _TAG_INLINE.sub("", _TAG_BLOCK.sub(" ", text))
+    text = _TAG_INLINE.sub("", _TAG_BLOCK.sub(" ", text))
+    return html.unescape(text) if "&" in text else text
 
 
 def _label(m: re.Match) -> str:
@@ -60,24 +91,38 @@ def clean(lines: list[str]) -> list[str]:
     """The lines as they read rendered; same number of lines."""
     out: list[str] = []
     fence: str | None = None
+    fenced: list[str] = []  # the open code block's lines, kept until it closes
     comment = False
+    raw: str | None = None  # inside <script> or <style>: the closing tag we wait for
     label = ""  # an admonition's label, waiting for its first line of text
+
+    def place_label_alone() -> None:
+        nonlocal label
+        if label and out and not out[-1].strip():
+            out[-1] = label.strip()  # on the blank line before the table, list or code
+        label = ""
+
     for line in lines:
-        f = _FENCE.match(line)
         if fence is not None:
-            out.append(line)
-            if f and line.strip().startswith(fence):
-                fence = None
+            fenced.append(line)
+            if fence_closes(line, fence):
+                out.extend(_code_block(fenced, fence))
+                fence, fenced = None, []
             continue
-        if f:
-            fence = f.group(1)
-            if label:  # a block that opens with code: the label stands on its own line before it
-                out[-1], label = label.strip(), ""
-            out.append(line)
+        opener = fence_open(line)
+        if opener:
+            place_label_alone()
+            fence, fenced = opener, [line]
             continue
+        if raw is not None or _RAW_OPEN.search(line):
+            line, raw = _drop_raw(line, raw)
         if comment or "<!--" in line:
             line, comment = _drop_comments(line, comment)
-        if _CLOSE.match(line) or _INCLUDE.match(line):
+        if _CLOSE.match(line):
+            label = ""  # a block that held no text of its own
+            out.append("")
+            continue
+        if _INCLUDE.match(line):
             out.append("")
             continue
         m = _ADMONITION.match(line)
@@ -85,12 +130,52 @@ def clean(lines: list[str]) -> list[str]:
             label = _label(m)
             out.append("")
             continue
+        h = _HTML_HEADING.match(line)
+        if h:
+            out.append("#" * int(h.group(1)) + " " + " ".join(strip_html(h.group(2)).split()))
+            continue
         line = strip_html(line)
         if label and line.strip():
-            indent = len(line) - len(line.lstrip())
-            line, label = line[:indent] + label + line[indent:], ""
+            if _TABLE_OR_LIST.match(line):
+                place_label_alone()
+            else:
+                indent = len(line) - len(line.lstrip())
+                line, label = line[:indent] + label + line[indent:], ""
         out.append(line)
+    if fence is not None:
+        out.extend(_code_block(fenced, fence))  # an unclosed block runs to the end, as written
     return out
+
+
+def _code_block(lines: list[str], opener: str) -> list[str]:
+    """A fenced block as written, or blank lines when all it holds is an
+    include directive whose file is not here (``{!> ../../docs_src/x.py!}``)."""
+    inner = [x for x in lines[1:] if x.strip() and not fence_closes(x, opener)]
+    if inner and all(_INCLUDE.match(x) for x in inner):
+        return [""] * len(lines)
+    return lines
+
+
+def _drop_raw(line: str, inside: str | None) -> tuple[str, str | None]:
+    """``line`` without ``<script>``/``<style>`` elements and their content;
+    the tag still open after it, if any."""
+    kept: list[str] = []
+    rest = line
+    while rest:
+        if inside is not None:
+            end = rest.lower().find(f"</{inside}")
+            if end == -1:
+                return "".join(kept), inside
+            close = rest.find(">", end)
+            rest, inside = (rest[close + 1:] if close != -1 else ""), None
+        else:
+            m = _RAW_OPEN.search(rest)
+            if m is None:
+                kept.append(rest)
+                break
+            kept.append(rest[:m.start()])
+            rest, inside = rest[m.end():], m.group(1).lower()
+    return "".join(kept), inside
 
 
 def _drop_comments(line: str, inside: bool) -> tuple[str, bool]:

@@ -33,9 +33,40 @@ class UnreadableDocument(Exception):
     """A file that cannot be read; the message says why (and where)."""
 
 
+class _Twice(Exception):
+    def __init__(self, key, line: int):
+        super().__init__(key)
+        self.key, self.line = key, line
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML that refuses a key given twice (PyYAML keeps the last one, so
+    ``audience: staff`` then ``audience: public`` would publish the page)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str | int | float | bool):
+                if key in seen:
+                    raise _Twice(key, key_node.start_mark.line)
+                seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+def lines_of(text: str) -> list[str]:
+    """Source lines as ``grep -n`` and editors number them: split at ``\n``
+    (a ``\r\n`` ending is dropped), never at a form feed, U+2028 or U+0085,
+    which ``str.splitlines`` also takes for line ends."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def split_front_matter(text: str) -> tuple[dict, list[str], int]:
     """(metadata, body lines, number of lines the front matter took)."""
-    lines = text.lstrip("\ufeff").splitlines()
+    lines = lines_of(text.lstrip("\ufeff"))
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None or lines[first].strip() not in _FENCES:
         return {}, lines, 0
@@ -51,16 +82,18 @@ def split_front_matter(text: str) -> tuple[dict, list[str], int]:
 
 def _parse(body: str, fence: str, line0: int) -> dict:
     try:
-        meta = tomllib.loads(body) if fence == "+++" else (yaml.safe_load(body) or {})
+        meta = tomllib.loads(body) if fence == "+++" else (yaml.load(body, Loader=_Loader) or {})  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {line0 + mark.line}" if mark is not None else f"line {line0}"
         raise UnreadableDocument(f"{where}: front matter is not valid YAML ({getattr(e, 'problem', e)})") from None
+    except _Twice as e:
+        raise UnreadableDocument(f"line {line0 + e.line}: {e.key} is given twice; keep one") from None
     except tomllib.TOMLDecodeError as e:
         raise UnreadableDocument(f"line {line0}: front matter is not valid TOML ({e})") from None
     if not isinstance(meta, dict):
         raise UnreadableDocument(f"line {line0}: front matter must be key: value lines")
-    return normalize(meta, body.splitlines(), line0)
+    return normalize(meta, lines_of(body), line0)
 
 
 def normalize(meta: dict, lines: Sequence[str] = (), line0: int = 1) -> dict:

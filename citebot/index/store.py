@@ -27,7 +27,9 @@ import numpy as np
 from citebot.schema import Chunk, Hit, Scope
 
 FORMAT = 2  # 2: BM25 postings and rows stored at ingest, no bm25.json
-CHUNKER_VERSION = 3  # 2: documentation markup read as rendered; 3: a language folder (en/, zh/) sets the language
+# 2: documentation markup read as rendered; 3: a language folder (en/, zh/) sets the language;
+# 4: CommonMark fences, //// blocks, setext headings, per-piece lines, one PDF page per chunk, every HTML article
+CHUNKER_VERSION = 4
 ANALYZER = "citebot-2"
 
 
