@@ -157,6 +157,8 @@ class Engine:
         the answer; the reason for a refusal, or None to answer."""
         r, ctx, cfg, plan = turn.retrieval, turn.context, self.cfg, turn.plan
         if not ctx.shown:
+            if any(why == "budget" for _, why in ctx.dropped):
+                return f"no chunk fits the context budget (context_tokens {cfg.context_tokens}); raise it"
             return "no chunk passed the evidence floor"
         ident = unknown_identifier(r.terms, r.stats)
         if ident is not None:
@@ -214,7 +216,9 @@ class Engine:
             turn.stripped = cleaned.stripped
             return self._refuse(turn, "the model said the sources do not hold the answer", on_text)
         if not cleaned.text:
-            turn.answer, turn.refused, turn.error = "", False, "the model returned an empty reply; ask again"
+            why = f" ({turn.incomplete})" if turn.incomplete else ""
+            turn.answer, turn.refused, turn.incomplete = "", False, None
+            turn.error = f"the model returned no answer text{why}; ask again"
             return
         if tail and on_text:
             on_text(tail)

@@ -1,5 +1,7 @@
 """Context selection, citation cleaning (streamed and whole) and the offline
 extractive answerer, on hand-made hits."""
+import pytest
+
 from citebot import config, tokens
 from citebot.answer import context as answer_ctx
 from citebot.answer import extractive as ex_mod
@@ -51,10 +53,50 @@ def test_stream_never_prints_an_invalid_number_and_shows_what_it_stores():
     shown = [s.feed(p) for p in ["Refunds [", "1", "] and credit [", "9", "]", " done [2"]]
     tail, cleaned = s.finish()
     text = "".join(shown) + tail
-    assert "[9" not in text and text == cleaned.text == "Refunds [1] and credit done [2"
-    assert cleaned.stripped == 1 and cleaned.cited == [1]
+    # A group the stream leaves open at its end reads as closed there.
+    assert "[9" not in text and text == cleaned.text == "Refunds [1] and credit done [2]"
+    assert cleaned.stripped == 1 and cleaned.cited == [1, 2]
     # The same answer whole gives the same string.
     assert clean_citations("Refunds [1] and credit [9] done [2", 3).text == cleaned.text
+
+
+def test_a_long_group_is_checked_like_a_short_one_and_a_dangling_invalid_one_is_stripped():
+    text = "Yes [1, 2, 3, 4, 5, 6, 7, 8, 9]."
+    whole = clean_citations(text, 5)
+    assert whole.text == "Yes [1, 2, 3, 4, 5]." and whole.stripped == 4
+    s = AnswerStream(5)
+    shown = "".join(s.feed(ch) for ch in text)
+    tail, cleaned = s.finish()
+    assert shown + tail == cleaned.text == whole.text and cleaned.stripped == 4
+    s = AnswerStream(5)
+    shown = s.feed("Refunds take 14 days [1]. Yes [9")
+    tail, cleaned = s.finish()
+    assert "[9" not in shown + tail and cleaned.text == "Refunds take 14 days [1]. Yes" and cleaned.stripped == 1
+
+
+@pytest.mark.parametrize("reply", [f"{REFUSAL} [1]", f"{REFUSAL} [1, 2]", f"[1] {REFUSAL}", f"{REFUSAL}\n\nSources: [1]"])
+def test_the_refusal_sentence_with_citations_is_the_refusal(reply):
+    s = AnswerStream(3)
+    shown = "".join(s.feed(ch) for ch in reply)
+    tail, cleaned = s.finish()
+    assert shown == "" and tail == REFUSAL and cleaned.refused and cleaned.cited == []
+
+
+@pytest.mark.parametrize("reply", ["[1]", "[1] [2]", "[1, 2]\n[3]"])
+def test_a_reply_of_citation_marks_alone_is_no_answer(reply):
+    s = AnswerStream(3)
+    shown = "".join(s.feed(p) for p in reply)
+    tail, cleaned = s.finish()
+    assert shown + tail == "" and cleaned.text == "" and not cleaned.refused
+
+
+def test_an_unclosed_inline_span_is_held_only_so_long():
+    s = AnswerStream(2)
+    text = "Yes [1] `" + "x" * 5000
+    shown = "".join(s.feed(text[i:i + 7]) for i in range(0, len(text), 7))
+    assert len(shown) > 2000  # shown as it comes, not held to the end (and no quadratic rescans)
+    tail, cleaned = s.finish()
+    assert shown + tail == cleaned.text == text
 
 
 def test_stream_holds_a_refusal_and_shows_only_the_exact_sentence():
@@ -84,6 +126,30 @@ def test_context_floor_dedup_budget_and_strongest_last():
     assert user.index("[3] Doc > H (d1.md, lines 1-3)") > user.index("[1] Doc > H (d5.md")
     assert user.rstrip().endswith("Answer with citations:") and "Question: how do refunds work?" in user
     assert REFUSAL in system
+
+
+def test_a_chunk_that_adds_to_a_stronger_one_is_kept_one_it_holds_is_dropped():
+    short = "Opened items can be returned."
+    long = ("Opened items can be returned within 14 days of delivery, in their original packaging, "
+            "with a 15% restocking fee; sale items and gift cards cannot be returned.")
+    evidence = {"c1": ev(), "c2": ev()}
+    # The short one is stronger: the long one adds the conditions and stays.
+    ctx = answer_ctx.select_context([hit(1, short), hit(2, long)], evidence, CFG)
+    assert [h.id for h in ctx.shown] == ["c2", "c1"] and ctx.dropped == []
+    # The long one is stronger: the short one says nothing it does not.
+    ctx = answer_ctx.select_context([hit(1, long), hit(2, short)], evidence, CFG)
+    assert [h.id for h in ctx.shown] == ["c1"] and [(h.id, w) for h, w in ctx.dropped] == [("c2", "duplicate")]
+
+
+def test_a_strongest_chunk_bigger_than_the_budget_is_cut_to_fit_not_dropped():
+    code = "```python\n" + "\n".join(f"value_{i} = compute({i})" for i in range(400)) + "\n```"
+    hits = [hit(1, code), hit(2, "A short chunk about refunds.")]
+    budget = 300
+    ctx = answer_ctx.select_context(hits, {h.id: ev() for h in hits}, CFG.replace(context_tokens=budget))
+    strongest = ctx.shown[-1]
+    assert strongest.id == "c1" and strongest.chunk.text.startswith("```python\nvalue_0 = compute(0)")
+    assert strongest.chunk.text.endswith(answer_ctx.CUT_NOTE)
+    assert sum(tokens.count(answer_ctx.source_block(n, h)) for n, h in enumerate(ctx.shown, 1)) <= budget
 
 
 def test_identifier_alone_is_evidence_and_no_evidence_is_none():
@@ -300,3 +366,11 @@ def test_a_lone_backtick_is_prose_and_its_line_is_still_checked():
         shown = "".join(s.feed(ch) for ch in text)
         tail, cleaned = s.finish()
         assert shown + tail == cleaned.text == whole.text
+
+
+@pytest.mark.parametrize("reply", ["The provided sources don't cover opened items.",
+                                   "I'm not able to answer that from the sources.",
+                                   "I could not find this in the documents.",
+                                   "根据现有文档，我不知道。", "Ich weiß es nicht anhand der verfügbaren Dokumente."])
+def test_refusals_in_other_words_are_the_refusal(reply):
+    assert is_refusal(reply) and not is_refusal(reply + " But returns take 14 days [1].")

@@ -48,20 +48,33 @@ def test_an_empty_reply_is_a_failure_not_an_answer(fake, convo, reply):
     assert turn.error is None
 
 
-@pytest.mark.parametrize("reply", [
-    {"text": "Returns [1]", "raw": "data: {this is not json\n\n"},
-    {"text": "", "raw": 'data: {"choices": "not a list"}\n\n'},
-    {"text": "Returns are", "error": "the server is overloaded"},
+@pytest.mark.parametrize("reply,shown", [
+    ({"text": "", "raw": 'data: {"choices": "not a list"}\n\n'}, None),
+    ({"text": "", "error": "the server is overloaded"}, None),
+    # Text already on screen when the stream fails stays, marked incomplete, and the record says the same.
+    ({"text": "Returns [1]", "raw": "data: {this is not json\n\n"}, "Returns [1]"),
+    ({"text": "Returns are not accepted [1]", "error": "the server is overloaded"}, "Returns are not accepted [1]"),
 ])
-def test_malformed_streams_and_error_events_leave_the_chat_running(fake, convo, reply, capsys):
+def test_malformed_streams_and_error_events_leave_the_chat_running(fake, convo, reply, shown, capsys):
     fake.script = [reply, "how long do refunds take?", "Refunds take 14 days [1]."]
     out = io.StringIO()
     chat = Chat(convo, out=out)
     chat.ask(Q)
     err = capsys.readouterr().err
-    assert chat.last is None and err.count("citebot:") == 1 and "Traceback" not in err
+    assert "Traceback" not in err
+    if shown is None:
+        assert chat.last is None and err.count("citebot:") == 1
+    else:
+        assert chat.last.answer == shown and chat.last.incomplete and "(incomplete:" in out.getvalue()
+        assert "incomplete: the answer is incomplete" not in out.getvalue()
     chat.ask("how long do refunds take?")
     assert chat.last is not None and chat.last.answer == "Refunds take 14 days [1]."
+
+
+def test_an_empty_reply_cut_at_the_length_limit_says_so(fake, convo):
+    fake.script = [{"text": "", "finish": "length"}]
+    turn = convo.ask(Q)
+    assert turn.error == "the model returned no answer text (it hit the length limit); ask again"
 
 
 def test_the_json_of_a_complete_answer_says_complete(fake, convo):

@@ -153,3 +153,13 @@ def test_a_fit_with_a_cross_encoder_is_saved_under_its_own_key(tmp_path, monkeyp
         assert gate.model("e5-model", "/models/ce")["features"][-1] == "rerank"
     finally:
         gate._fits.cache_clear()
+
+
+def test_a_budget_too_small_for_any_chunk_says_so(sample_engine):
+    turn = sample_engine.configured(sample_engine.cfg.replace(context_tokens=10)).ask("how long do refunds take?")
+    assert turn.refused and turn.refusal_reason == "no chunk fits the context budget (context_tokens 10); raise it"
+    # A budget smaller than the strongest chunk: that chunk is cut to fit, and answered from.
+    from citebot.answer.context import CUT_NOTE
+    turn = sample_engine.configured(sample_engine.cfg.replace(context_tokens=60, use_gate=False)).ask(
+        "how long do refunds take?")
+    assert turn.context.shown and turn.context.shown[-1].chunk.text.endswith(CUT_NOTE)

@@ -180,7 +180,9 @@ def test_no_history_or_followups_off_never_calls_the_model():
 
 
 @pytest.mark.parametrize("fake", [FakeModel(error=TimeoutError("model down")), FakeModel(""), FakeModel("  \n "),
-                                  FakeModel(None)])
+                                  FakeModel(None), FakeModel("[1]"), FakeModel("[1, 2]\n[3]"),
+                                  FakeModel("I don't know based on the available documents."),
+                                  FakeModel("Is athlete's foot treatable? " * 200)])
 def test_a_failing_model_falls_back_to_the_joined_form(fake):
     p = plan("is it treatable?", ["What is athlete's foot?"], condense=fake)
     assert (p.method, p.standalone) == ("llm-failed", "is it treatable?")
@@ -192,3 +194,11 @@ def test_expansion_matches_inflected_last_word_but_not_longer_words():
     assert expand("do your vouchers expire?", groups) == ("do your gift card expire?",)
     assert expand("how long is my tent guaranteed for?", groups) == ("how long is my tent warranty for?",)
     assert expand("is the cardigan warm?", groups) == ()
+
+
+@pytest.mark.parametrize("reply", ["Sure! Here is the standalone question:\nIs athlete's foot treatable?",
+                                   "Standalone question:\nIs athlete's foot treatable?",
+                                   'Standalone question: "Is athlete\'s foot treatable?"'])
+def test_the_question_is_read_past_a_label_or_preamble(reply):
+    p = plan("is it treatable?", ["What is athlete's foot?"], condense=FakeModel(reply))
+    assert (p.method, p.standalone) == ("llm", "Is athlete's foot treatable?")

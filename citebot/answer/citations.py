@@ -6,12 +6,15 @@ chunk are kept (a group is rewritten as ``[1, 2]``); the others are stripped
 what it returns, and the stored answer is exactly that text, so the screen
 and ``--json`` never disagree.  It
 
-* holds text back from an unclosed ``[`` until its ``]`` arrives, so an
-  invalid number is never printed;
+* holds text back from an unclosed ``[`` while it can still become a
+  citation (digits, commas, dashes), so an invalid number is never printed; a
+  group the stream leaves open at its end reads as closed there;
 * leaves no gap where a citation was stripped (no space before punctuation,
   no double space; whitespace that holds a line break, as in code, is kept);
 * holds the opening back while it reads like a refusal, so a refusal is
-  shown as the one exact sentence and nothing else;
+  shown as the one exact sentence and nothing else (the refusal sentence
+  with citations after it is still a refusal), and while it holds no
+  words, so a reply of citation marks alone is never shown as an answer;
 * passes code through untouched: inside a fenced block or an inline code
   span, ``items[0]`` is code, not a citation, and spacing is the model's.
 """
@@ -28,9 +31,16 @@ _PUNCT = ".,;:!?"
 # How much of the opening is read to decide whether an answer is a refusal.
 REFUSAL_WINDOW = 200
 REFUSAL_PATTERNS = re.compile(
-    r"\b(i don't know|i do not know|cannot answer|can't answer|unable to answer|not (?:enough|sufficient) information|"
-    r"(?:sources|documents|context) (?:do not|don't|does not|doesn't) (?:contain|mention|say|provide|include)|"
-    r"no information (?:about|on|in)|not mentioned in the)", re.I)
+    r"\b(i don't know|i do not know|cannot answer|can't answer|unable to answer|not able to answer|"
+    r"not (?:enough|sufficient) information|(?:could not|couldn't|cannot|can't) find (?:this|that|it|any|the answer)|"
+    r"(?:sources|documents|context) (?:do not|don't|does not|doesn't) (?:contain|mention|say|provide|include|cover)|"
+    r"no information (?:about|on|in)|not mentioned in the)|"
+    r"我不知道|无法回答|没有(?:相关|足够的?)信息|ich weiß es nicht|weiß ich nicht|je ne sais pas|no lo sé", re.I)
+_OPEN_GROUP = re.compile(r"\[[\s\d,\-–]*$")  # a "[" that more digits could still close as a citation
+_HOLD_LIMIT = 200  # ... unless it runs this long: then it is text
+_INLINE_LIMIT = 2000  # an inline code span still open after this many characters is a stray backtick
+_SOURCES_LINE = re.compile(r"\n\s*(?:sources?|references?)\s*:[\s\[\]\d,\-–]*$", re.I)
+_WORD = re.compile(r"\w")
 
 
 def parse_group(body: str) -> list[int]:
@@ -46,11 +56,18 @@ def parse_group(body: str) -> list[int]:
     return nums
 
 
+def without_marks(text: str) -> str:
+    """``text`` without citation marks and a closing "Sources: [1]" line."""
+    return " ".join(CITATION.sub(" ", _SOURCES_LINE.sub("", text)).split())
+
+
 def is_refusal(text: str) -> bool:
-    """The exact refusal, or an opening that says the sources lack the
-    answer in an answer that cites nothing."""
+    """The refusal sentence (with or without citations after it), or an
+    opening that says the sources lack the answer in an answer that cites
+    nothing."""
     t = text.strip()
-    return t == REFUSAL or (bool(REFUSAL_PATTERNS.search(t[:REFUSAL_WINDOW])) and not CITATION.search(t))
+    return without_marks(t).startswith(REFUSAL) or (
+        bool(REFUSAL_PATTERNS.search(t[:REFUSAL_WINDOW])) and not CITATION.search(t))
 
 
 @dataclass(frozen=True)
@@ -81,19 +98,23 @@ class AnswerStream:
     def feed(self, delta: str) -> str:
         self.raw += delta
         cut = len(self.raw.rstrip("`"))  # a run of backticks may still grow into a fence
-        bracket = self.raw.rfind("[", 0, cut)
-        if bracket != -1 and "]" not in self.raw[bracket:cut] and cut - bracket < 24:
-            cut = bracket
+        group = _OPEN_GROUP.search(self.raw, max(0, cut - _HOLD_LIMIT), cut)
+        if group is not None and not self.code:
+            cut = group.start()
         ready, self.raw = self.raw[:cut], self.raw[cut:]
         self.raw = self._consume(ready) + self.raw
         return self._release()
 
     def finish(self) -> tuple[str, Cleaned]:
         """The text still to show, and the whole cleaned answer."""
+        if not self.code and re.search(r"\[\s*\d[\s\d,\-–]*$", self.raw):
+            self.raw += "]"  # cut off inside a citation: read the group it began
         self._consume(self.raw, final=True)
         self.raw, self.ws = "", ""  # trailing whitespace is dropped
         if is_refusal(self.body):
             return (REFUSAL if self.shown == 0 else ""), Cleaned(REFUSAL, [], [], self.stripped, True)
+        if not _WORD.search(without_marks(self.body)):  # nothing but citation marks: no answer
+            return "", Cleaned("", [], [], self.stripped, False)
         tail = self.body[self.shown:]
         self.shown = len(self.body)
         return tail, Cleaned(self.body, list(self.cited), list(self.marks), self.stripped, False)
@@ -125,7 +146,7 @@ class AnswerStream:
             line_end = text.find("\n", m.end())
             close = next((c for c in _TICKS.finditer(text, m.end(), line_end if line_end != -1 else len(text))
                           if c.group() == m.group()), None)
-            if close is None and line_end == -1 and not final:
+            if close is None and line_end == -1 and not final and len(text) - m.start() < _INLINE_LIMIT:
                 self._prose(text[:m.start()])
                 return text[m.start():]  # the span may still close
             if close is None:
@@ -177,7 +198,11 @@ class AnswerStream:
         out to be a refusal (see :func:`is_refusal`)."""
         if self.deciding:
             opening = self.body[:REFUSAL_WINDOW]
-            if CITATION.search(self.body) or (len(self.body) >= REFUSAL_WINDOW and not REFUSAL_PATTERNS.search(opening)):
+            words = without_marks(self.body)
+            if REFUSAL.startswith(words) or words.startswith(REFUSAL):
+                return ""  # the refusal sentence, so far: shown as the refusal or not at all
+            if (CITATION.search(self.body) and _WORD.search(words)) or (
+                    len(self.body) >= REFUSAL_WINDOW and not REFUSAL_PATTERNS.search(opening)):
                 self.deciding = False
             else:
                 return ""

@@ -1,18 +1,20 @@
 """The chunks an answer may use, numbered into the prompt with the strongest LAST.
 
 ``select_context`` walks the hits best first and drops what is below the
-evidence floor, near duplicates of a stronger chunk, and what does not fit
-the token budget; the kept chunks are shown in reverse, so the best one sits
-nearest the question.
+evidence floor, what a stronger chunk already says (a chunk whose words are
+nearly all in one kept), and what does not fit the token budget; the kept
+chunks are shown in reverse, so the best one sits nearest the question.  The
+strongest chunk is never dropped for its size: one bigger than the whole
+budget (a long code block, which the chunker never cuts) is cut to fit.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 from citebot import tokens
 from citebot.answer import prompts
 from citebot.config import REFUSAL
-from citebot.schema import Evidence, Hit
+from citebot.schema import Chunk, Evidence, Hit
 from citebot.search import analyzer
 from citebot.search.evidence import is_evidence
 
@@ -29,6 +31,16 @@ def word_overlap(a: str, b: str) -> float:
     return len(wa & wb) / min(len(wa), len(wb)) if wa and wb else 0.0
 
 
+def covered(a: str, b: str) -> float:
+    """Share of ``a``'s distinct words that ``b`` also has: how little ``a``
+    adds to ``b`` (a long chunk that holds a short one's words adds a lot)."""
+    wa, wb = set(analyzer.analyze(a)), set(analyzer.analyze(b))
+    return len(wa & wb) / len(wa) if wa else 1.0
+
+
+CUT_NOTE = "\n[… cut to fit the context budget]"
+
+
 def select_context(hits: list[Hit], evidence: dict[str, Evidence], cfg) -> Context:
     kept: list[Hit] = []
     dropped: list[tuple[Hit, str]] = []
@@ -36,14 +48,33 @@ def select_context(hits: list[Hit], evidence: dict[str, Evidence], cfg) -> Conte
     for h in hits:
         if not is_evidence(evidence.get(h.id), cfg.min_cosine, cfg.min_coverage):
             dropped.append((h, "floor"))
-        elif any(word_overlap(h.chunk.text, k.chunk.text) >= cfg.dedup_overlap for k in kept):
+        elif any(covered(h.chunk.text, k.chunk.text) >= cfg.dedup_overlap for k in kept):
             dropped.append((h, "duplicate"))
         elif used + (cost := tokens.count(source_block(0, h))) > cfg.context_tokens:
-            dropped.append((h, "budget"))
+            if not kept and (cut := _cut_to_fit(h, cfg.context_tokens)) is not None:
+                kept.append(cut)
+                used += tokens.count(source_block(0, cut))
+            else:
+                dropped.append((h, "budget"))
         else:
             kept.append(h)
             used += cost
     return Context(list(reversed(kept)), dropped)
+
+
+def _cut_to_fit(h: Hit, budget: int) -> Hit | None:
+    """The hit with its text cut so its source block fits ``budget`` tokens
+    (None when not even the heading line fits)."""
+    frame = tokens.count(source_block(0, replace(h, chunk=_with_text(h.chunk, CUT_NOTE.strip()))))
+    room = budget - frame - 2
+    if room < 20:
+        return None
+    return replace(h, chunk=_with_text(h.chunk, tokens.truncate(h.chunk.text, room).rstrip() + CUT_NOTE))
+
+
+def _with_text(chunk, text: str) -> Chunk:
+    """A copy of ``chunk`` (an index's lazy chunk too) with other text."""
+    return Chunk(**{**{f.name: getattr(chunk, f.name) for f in fields(Chunk)}, "text": text})
 
 
 def source_block(n: int, h: Hit) -> str:

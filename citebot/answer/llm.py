@@ -18,7 +18,8 @@ class LLMError(RuntimeError):
 
 
 class LLMIncomplete(LLMError):
-    """The stream stopped before the model finished (cut off, length limit)."""
+    """The stream stopped before the model finished (cut off, length limit,
+    an error after some text); the message says why, in a few words."""
 
 
 class LLM:
@@ -35,6 +36,7 @@ class LLM:
     def stream(self, system: str, user: str) -> Iterator[str]:
         """Yield the answer's text as it is written."""
         finish = None
+        sent = False  # whether text went out: a failure after it leaves an incomplete answer, not none
         try:
             response = self.client.chat.completions.create(
                 model=self.model, temperature=0, stream=True,
@@ -47,19 +49,24 @@ class LLM:
                 if text is not None and not isinstance(text, str):
                     raise TypeError("content is not text")
                 if text:
+                    sent = True
                     yield text
                 finish = choice.finish_reason or finish
         except self._openai.APIError as e:
-            raise self._explain(e) from None
+            error = self._explain(e)
         except (AttributeError, TypeError, ValueError, KeyError, IndexError):
-            raise LLMError("the model server sent a reply citebot cannot read (not an OpenAI-style stream); "
-                           "check OPENAI_BASE_URL points at an OpenAI-compatible endpoint") from None
+            error = LLMError("the model server sent a reply citebot cannot read (not an OpenAI-style stream); "
+                             "check OPENAI_BASE_URL points at an OpenAI-compatible endpoint")
         except Exception as e:  # noqa: BLE001 - a connection cut mid-stream surfaces as the transport's own error
-            raise LLMIncomplete(f"the answer is incomplete: the connection broke ({type(e).__name__})") from None
-        if finish != "stop":
-            why = {"length": "it hit the length limit", "content_filter": "the server's content filter stopped it",
-                   None: "the stream ended before the model finished"}.get(finish, f"finish_reason {finish!r}")
-            raise LLMIncomplete(f"the answer is incomplete: {why}")
+            raise LLMIncomplete(f"the connection broke ({type(e).__name__})") from None
+        else:
+            if finish != "stop":
+                why = {"length": "it hit the length limit", "content_filter": "the server's content filter stopped it",
+                       None: "the stream ended before the model finished"}.get(finish, f"finish_reason {finish!r}")
+                raise LLMIncomplete(why)
+            return
+        # Text already on screen stays there, marked incomplete; with none, it is a failure.
+        raise (LLMIncomplete(str(error)) if sent else error) from None
 
     def _explain(self, e) -> LLMError:
         o = self._openai

@@ -80,18 +80,30 @@ def joined(typed: str, history: Sequence[str]) -> str | None:
     return f"{prev} {typed.strip()}" if prev else None
 
 
-def clean_condensed(text) -> str:
-    """The model's first line, without a "Standalone question:" label or
-    enclosing quotes ("" when there is nothing usable)."""
-    if not isinstance(text, str):
+_LABEL = re.compile(r"^(?:standalone (?:search )?question|rewritten question|question)\s*:\s*", re.I)
+CONDENSED_MAX = 400  # characters: a standalone question, not an essay (it is searched and put in the prompt)
+
+
+def clean_condensed(text, typed: str = "") -> str:
+    """The question in the model's reply: the first line that holds one,
+    after a "Standalone question:" label or a preamble that ends in a colon
+    ("Sure! Here is the standalone question:"), without enclosing quotes;
+    "" when there is nothing usable (a refusal, citation marks, no words, a
+    reply far longer than a question), so the joined form is searched."""
+    from citebot.answer.citations import CITATION, is_refusal
+
+    if not isinstance(text, str) or is_refusal(text):
         return ""
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    if not lines:
-        return ""
-    s = re.sub(r"^(?:standalone question|question)\s*:\s*", "", lines[0], flags=re.I).strip()
-    if len(s) >= 2 and s[0] == s[-1] and s[0] in "\"'`":
-        s = s[1:-1].strip()
-    return s
+    for line in (ln.strip() for ln in text.strip().splitlines()):
+        s = _LABEL.sub("", line).strip()
+        if not s or s.endswith(":"):
+            continue  # a label or preamble on a line of its own: the question follows
+        if len(s) >= 2 and s[0] == s[-1] and s[0] in "\"'`":
+            s = s[1:-1].strip()
+        if not re.search(r"\w", CITATION.sub("", s)) or len(s) > max(CONDENSED_MAX, 2 * len(typed)):
+            return ""
+        return s
+    return ""
 
 
 def condense_prompt(typed: str, history: Sequence[str]) -> tuple[str, str]:
@@ -110,7 +122,7 @@ def plan(typed: str, history: Sequence[str], groups: Iterable = (), *, followups
         followup, method = joined(typed, history), "joined"
         if condense is not None:
             try:
-                condensed = clean_condensed(condense(*condense_prompt(typed, history)))
+                condensed = clean_condensed(condense(*condense_prompt(typed, history)), typed)
             except Exception:  # noqa: BLE001 - any model failure falls back to the offline form
                 condensed = ""
             if condensed:
