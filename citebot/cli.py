@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
+import re
 import sys
 
 from citebot import config
@@ -14,6 +16,28 @@ from citebot.schema import Scope
 from citebot.terminal import safe
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+# A question longer than this is a paste accident, not a question: it would
+# be embedded whole (a minute for 100 KB) with nothing on screen meanwhile.
+MAX_QUESTION = 4000
+
+
+def question_problem(text: str | None) -> str | None:
+    """What is wrong with a typed question, or None."""
+    if text is None or not text.strip():
+        return "give a question"
+    if len(text) > MAX_QUESTION:
+        return f"the question is {len(text):,} characters long; ask in at most {MAX_QUESTION:,}"
+    return None
+
+
+_C1 = re.compile("[\x7f-\x9f\u2028\u2029]")
+
+
+def json_text(obj, **kw) -> str:
+    """``json.dumps`` for stdout: readable non-ASCII text, but the C1
+    controls escaped (``ensure_ascii=False`` leaves U+009B, a one-character
+    CSI, raw) and the line separators too."""
+    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(obj, ensure_ascii=False, **kw))
 
 
 def add_config_flags(p: argparse.ArgumentParser) -> None:

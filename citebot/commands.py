@@ -6,7 +6,6 @@ call these.  Answers go to stdout, diagnostics to stderr; exit codes 0 ok,
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 
@@ -22,17 +21,21 @@ def _runtime_errors() -> tuple:
 
 
 @cli.entry
-def chat_main(argv: list[str] | None = None, prog: str = "bot.py") -> int:
+def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: bool = False) -> int:
+    """``positional``: the question is an argument (``citebot ask QUESTION``), not ``--ask``."""
     p = argparse.ArgumentParser(prog=prog, description="Chat with your documents; answers cite their sources.")
-    p.add_argument("--ask", metavar="QUESTION", help="answer one question and exit")
+    if positional:
+        p.add_argument("ask", metavar="QUESTION", help="the question (after -- when it starts with -)")
+    else:
+        p.add_argument("--ask", metavar="QUESTION", help="answer one question and exit")
     p.add_argument("--json", action="store_true", help="with --ask: print one JSON object")
     cli.add_config_flags(p)
     cli.add_scope_flags(p)
     args, cfg = cli.parse(p, argv)
     if args.json and args.ask is None:
         p.error("--json needs --ask QUESTION")
-    if args.ask is not None and not args.ask.strip():
-        p.error("--ask needs a question")
+    if args.ask is not None and (problem := cli.question_problem(args.ask)):
+        p.error(problem)
     from citebot.chat import render
     from citebot.chat.repl import Chat, Conversation, answer_to
     from citebot.engine import Engine
@@ -47,13 +50,16 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py") -> int:
 
         engine.models.warm(cfg)  # the prompt is up while the models load
         return Chat(convo, note=missing_reranker(cfg)).run()
-    if args.json:
-        turn = convo.ask(args.ask)
-        if turn.error:
-            return cli.fail(turn.error)
-        print(json.dumps(render.turn_json(turn), ensure_ascii=False, indent=2))
-        return cli.EXIT_OK
-    turn = answer_to(convo, args.ask, sys.stdout)
+    try:
+        if args.json:
+            turn = convo.ask(args.ask)
+            if turn.error:
+                return cli.fail(turn.error)
+            print(cli.json_text(render.turn_json(turn), indent=2))
+            return cli.EXIT_OK
+        turn = answer_to(convo, args.ask, sys.stdout)
+    except _runtime_errors() as e:  # a model that would not load, an index the model does not fit ...
+        return cli.fail(str(e))
     return cli.EXIT_FAIL if turn.error else cli.EXIT_OK
 
 
@@ -78,7 +84,7 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
     except _runtime_errors() as e:
         return cli.fail(str(e))
     if args.json:
-        print(json.dumps(report.__dict__, default=list, ensure_ascii=False))
+        print(cli.json_text(report.__dict__, default=list))
         return cli.EXIT_OK
     for label, items in (("added", report.added), ("changed", report.changed), ("removed", report.removed)):
         for rel in items if args.verbose or len(items) <= 20 else []:
@@ -106,6 +112,8 @@ def search_main(argv: list[str] | None = None, prog: str = "retrieve.py") -> int
     cli.add_config_flags(p)
     cli.add_scope_flags(p)
     args, cfg = cli.parse(p, argv)
+    if problem := cli.question_problem(args.question):
+        p.error(problem)
     from citebot.engine import Engine
 
     try:
@@ -113,9 +121,9 @@ def search_main(argv: list[str] | None = None, prog: str = "retrieve.py") -> int
     except _runtime_errors() as e:
         return cli.fail(str(e))
     if args.json:
-        print(json.dumps({"query": args.question, "queries": r.queries, "scope": r.scope.describe(),
-                          "rerank": r.rerank_on, "timings_ms": {k: round(v, 2) for k, v in r.timings_ms.items()},
-                          "hits": [hit_json(h, r.evidence.get(h.id)) for h in r.hits]}, ensure_ascii=False, indent=2))
+        print(cli.json_text({"query": args.question, "queries": r.queries, "scope": r.scope.describe(),
+                             "rerank": r.rerank_on, "timings_ms": {k: round(v, 2) for k, v in r.timings_ms.items()},
+                             "hits": [hit_json(h, r.evidence.get(h.id)) for h in r.hits]}, indent=2))
         return cli.EXIT_OK
     if len(r.queries) > 1:
         print(dim("searched: " + " | ".join(safe_line(q) for q in r.queries)))
@@ -153,7 +161,7 @@ def queries_main(argv: list[str] | None = None, prog: str = "rewrite.py") -> int
     plan = queries.plan(args.turn, args.history, groups, followups=cfg.use_followups, expansion=cfg.use_expansion,
                         condense=model.complete if model and cfg.use_followups else None)
     if args.json:
-        print(json.dumps({"typed": plan.typed, "standalone": plan.standalone, "followup": plan.followup,
+        print(cli.json_text({"typed": plan.typed, "standalone": plan.standalone, "followup": plan.followup,
                           "method": plan.method, "expansions": list(plan.expansions), "queries": plan.queries},
                          ensure_ascii=False, indent=2))
         return cli.EXIT_OK
@@ -180,11 +188,11 @@ def config_main(argv: list[str] | None = None, prog: str = "config.py") -> int:
     if values["milvus_token"]:
         values["milvus_token"] = "***"  # never printed
     if args.json:
-        print(json.dumps({k: {"value": v, "from": sources[k]} for k, v in values.items()}, indent=2))
+        print(cli.json_text({k: {"value": v, "from": sources[k]} for k, v in values.items()}, indent=2))
         return cli.EXIT_OK
     width = max(map(len, values))
-    for k, v in values.items():
-        print(f"{k:{width}}  {v!s:40}  {dim(sources[k])}")
+    for k, v in values.items():  # a value or file name from a config file is shown, never obeyed
+        print(f"{k:{width}}  {safe_line(str(v)):40}  {dim(safe_line(sources[k]))}")
     return cli.EXIT_OK
 
 
@@ -220,7 +228,7 @@ def models_main(argv: list[str] | None = None, prog: str = "citebot models") -> 
         return cli.EXIT_OK
     found = [hub.locate("embedding", cfg.embed_model), hub.locate("cross-encoder", cfg.rerank_model)]
     if args.json:
-        print(json.dumps([{"role": w.role, "model": w.spec, "present": w.path is not None, "how": w.how,
+        print(cli.json_text([{"role": w.role, "model": w.spec, "present": w.path is not None, "how": w.how,
                            "path": str(w.path) if w.path else None} for w in found], indent=2))
         return cli.EXIT_OK
     for w in found:
@@ -245,14 +253,11 @@ def main(argv: list[str] | None = None) -> int:
               "  ingest   build or update an index         search   show the ranked chunks\n"
               "  queries  the queries a turn would search  config   every setting and its source\n"
               "  eval     evaluation and benchmarks        models   the models; `models pull` fetches one",
-              file=sys.stderr if argv else sys.stdout)
+              file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
         return cli.EXIT_OK if argv[:1] in (["-h"], ["--help"]) else cli.EXIT_USAGE
     name, rest = argv[0], argv[1:]
     if name == "ask":
-        if not rest or rest[0].startswith("-"):
-            print("usage: citebot ask QUESTION [--json] [options]", file=sys.stderr)
-            return cli.EXIT_USAGE
-        return chat_main(["--ask", rest[0], *rest[1:]], prog="citebot ask")
+        return chat_main(rest, prog="citebot ask", positional=True)
     command = COMMANDS[name]
     assert command is not None
     return command(rest, prog=f"citebot {name}")

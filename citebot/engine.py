@@ -61,6 +61,18 @@ class Turn:
         return self.plan.typed
 
 
+def readable(text: str) -> str:
+    """Typed text as valid Unicode: bytes a terminal passed through undecoded
+    (lone surrogates, from input that is not UTF-8) become U+FFFD instead of
+    failing deep in the embedder."""
+    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+        return text
+    try:  # bytes the terminal escaped: decode them again (valid UTF-8 comes back whole)
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+
+
 def citation(n: int, h: Hit) -> dict:
     c = h.chunk
     return {"n": n, "chunk_id": c.id, "source": c.source, "lines": [c.start, c.end], "title": c.title}
@@ -110,6 +122,7 @@ class Engine:
 
     def search(self, typed: str, history: Sequence[str], scope: Scope) -> tuple[QueryPlan, Retrieval]:
         """The first half of :meth:`ask`: what the bot searches and finds."""
+        typed, history = readable(typed), [readable(h) for h in history]
         plan = self.plan(typed, history)
         return plan, retrieve(self.index, plan.queries, scope, self.cfg, self.embed(), self.cross_encoder())
 

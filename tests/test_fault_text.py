@@ -75,6 +75,18 @@ def test_retrieve_and_ingest_print_no_control_sequences(hostile):
     r = subprocess.run([sys.executable, str(ROOT / "retrieve.py"), "refunds", "--index", hostile.index],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "Refunds" in r.stdout and clean(r.stdout) and clean(r.stderr)
+    # --json is exact (the characters are there, escaped), and escapes the C1 controls JSON leaves raw.
+    r = subprocess.run([sys.executable, str(ROOT / "retrieve.py"), "refunds", "--index", hostile.index, "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and clean(r.stdout) and "\\u009b2J" in r.stdout
+    assert "\x9b2J" in json.loads(r.stdout)["hits"][0]["text"]
+
+
+def test_show_takes_ascii_digits_only(sample_engine):
+    turn = sample_engine.ask("how long do refunds take?")
+    n = len(turn.context.shown)
+    assert render.show_text(turn, "²") == f"Usage: /show N, with N from 1 to {n}."
+    assert render.show_text(turn, "1").startswith("[1] ")
 
 
 def test_an_identifier_outside_the_scope_is_refused_like_one_that_does_not_exist(sample_engine):

@@ -5,6 +5,8 @@ Text that came from a document, a file name or a model is passed through
 """
 from __future__ import annotations
 
+import re
+
 from citebot.engine import Turn
 from citebot.terminal import safe, safe_line
 
@@ -63,7 +65,7 @@ def show_text(turn: Turn | None, arg: str) -> str:
     if turn is None or not turn.context.shown:
         return "Nothing to show yet: ask a question first."
     shown = turn.context.shown
-    if not arg.strip().isdigit() or not 1 <= int(arg) <= len(shown):
+    if not re.fullmatch(r"[0-9]+", arg.strip()) or not 1 <= int(arg) <= len(shown):  # "²" is a digit to isdigit
         return f"Usage: /show N, with N from 1 to {len(shown)}."
     n = int(arg)
     c = shown[n - 1].chunk

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from citebot import cli
 from citebot.chat import render
-from citebot.engine import Engine, Turn
+from citebot.engine import Engine, Turn, readable
 from citebot.index.store import IndexError_
 from citebot.schema import Scope
 from citebot.search.models import ModelUnavailable
@@ -34,6 +34,7 @@ class Conversation:
         self.history.clear()
 
     def ask(self, typed: str, on_text=None, on_plan=None) -> Turn:
+        typed = readable(typed)  # kept in the history and the log, so made valid first
         turn = self.engine.ask(typed, self.history, self.scope, on_text=on_text, on_plan=on_plan)
         self.history.append(typed)
         self.stripped_total += turn.stripped
@@ -121,6 +122,9 @@ class Chat:
             if text.startswith("/"):
                 if self.command(text) == "quit":
                     return cli.EXIT_OK
+                continue
+            if problem := cli.question_problem(text):
+                self.say(f"({problem})")
                 continue
             self.ask(text)
 

@@ -53,24 +53,31 @@ class Report:
 
 
 def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = False,
-             skipped: list[tuple[str, str]] | None = None) -> list[Path]:
+             skipped: list[tuple[str, str]] | None = None, exclude: Sequence[Path] = ()) -> list[Path]:
     """Files under ``folder`` (hidden ones skipped); with ``include``, only
     those whose path relative to the folder matches one of the globs ("en/*"
     takes everything under en/).  A link that resolves outside the folder is
-    skipped unless ``follow_links``; so is a folder that cannot be listed."""
+    skipped unless ``follow_links``; so is a folder that cannot be listed.
+    ``exclude``: paths never read (the index itself, when it sits inside the
+    folder: it would index its own files, more of them every run)."""
     skipped = skipped if skipped is not None else []
     root = folder.resolve()
     found = []
+    left_out = [Path(x).resolve() for x in exclude]
+
+    def excluded(p: Path) -> bool:
+        r = p.resolve() if p.is_symlink() else p.absolute()
+        return any(r == x or r.is_relative_to(x) for x in left_out)
 
     def unreadable(e: OSError) -> None:
         where = Path(e.filename).relative_to(folder).as_posix() if e.filename else "?"
         skipped.append((where + "/", f"folder cannot be listed: {e.strerror}"))
     for dirpath, dirnames, filenames in os.walk(folder, onerror=unreadable, followlinks=follow_links):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not excluded(Path(dirpath) / d))
         for name in sorted(filenames):
             p = Path(dirpath) / name
             rel = p.relative_to(folder)
-            if any(part.startswith(".") for part in rel.parts):
+            if any(part.startswith(".") for part in rel.parts) or excluded(p):
                 continue
             try:
                 rel.as_posix().encode("utf-8")
@@ -212,7 +219,8 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
             progress: Progress) -> Report:
     report = Report()
     prev = _previous(cfg, rebuild)
-    paths = discover(folder, include, follow_links, report.skipped)
+    own = [_state_dir(cfg)] + ([Path(cfg.milvus_uri)] if cfg.backend == "milvus" and "://" not in cfg.milvus_uri else [])
+    paths = discover(folder, include, follow_links, report.skipped, exclude=own)
     progress.start(len(paths))
     chunks, sources = _read_folder(folder, cfg, prev, report, paths, progress)
     report.removed = sorted(set(prev.sources) - set(sources))

@@ -205,6 +205,9 @@ class LocalIndex:
             if gen is None:
                 if attempt == 1 and (root / "CURRENT").exists():
                     continue
+                if root.exists() and not root.is_dir():
+                    raise IndexError_(f"{root} is a file, not an index folder; give the folder an ingest built "
+                                      "with --index (or CITEBOT_INDEX)")
                 raise IndexError_(f"no index at {root}. Build one first: python ingest.py FOLDER --index {root}")
             try:
                 return cls._load(root, gen)

@@ -74,7 +74,7 @@ def run(args, cfg: Config, configs, own_index: bool) -> int:
         from citebot.measurement import beir
 
         result = beir.run(args.benchmark, cfg, configs, split=args.bench_split, limit=args.limit, log=cli.warn)
-        print(json.dumps(beir.jsonable(result), indent=2, ensure_ascii=False) if args.json else beir.format_table(result))
+        print(cli.json_text(beir.jsonable(result), indent=2) if args.json else beir.format_table(result))
         return cli.EXIT_OK
     if args.benchmark:
         return _sweep(args, cfg, None)
@@ -88,7 +88,7 @@ def run(args, cfg: Config, configs, own_index: bool) -> int:
     if args.markdown:
         print(report.markdown_table(result))
     else:
-        print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else report.golden_report(result))
+        print(cli.json_text(result, indent=2) if args.json else report.golden_report(result))
     return cli.EXIT_OK
 
 
