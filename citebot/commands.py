@@ -162,8 +162,8 @@ def queries_main(argv: list[str] | None = None, prog: str = "rewrite.py") -> int
                         condense=model.complete if model and cfg.use_followups else None)
     if args.json:
         print(cli.json_text({"typed": plan.typed, "standalone": plan.standalone, "followup": plan.followup,
-                          "method": plan.method, "expansions": list(plan.expansions), "queries": plan.queries},
-                         ensure_ascii=False, indent=2))
+                             "method": plan.method, "expansions": list(plan.expansions), "queries": plan.queries},
+                            indent=2))
         return cli.EXIT_OK
     print(dim(f"follow-up form: {plan.method}"))
     for q in plan.queries:

@@ -120,3 +120,30 @@ def write_qrels(path: Path, rows) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     body = "".join(f"{q}\t{d}\t{s}\n" for q, d, s in rows)
     path.write_text("query-id\tcorpus-id\tscore\n" + body, encoding="utf-8")
+
+
+def tiny_pdf(path: Path, pages: list[list[str]], info: dict | None = None) -> Path:
+    """A minimal real PDF: each page's lines as text (Helvetica), ``info`` as
+    the document info dictionary (``{"Audience": "staff"}``)."""
+    def esc(s: str) -> str:
+        return s.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+    objs = ["<< /Type /Catalog /Pages 2 0 R >>", None, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    kids = []
+    for lines in pages:
+        text = "BT /F1 12 Tf 14 TL 72 720 Td " + " ".join(f"({esc(x)}) Tj T*" for x in lines) + " ET"
+        objs.append(f"<< /Length {len(text)} >>\nstream\n{text}\nendstream")
+        objs.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+                    f"/Contents {len(objs)} 0 R >>")
+        kids.append(len(objs))
+    objs[1] = f"<< /Type /Pages /Kids [{' '.join(f'{k} 0 R' for k in kids)}] /Count {len(kids)} >>"
+    objs.append("<< " + " ".join(f"/{k} ({esc(v)})" for k, v in (info or {}).items()) + " >>")
+    out, offsets = b"%PDF-1.4\n", []
+    for i, o in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += f"{i} 0 obj\n{o}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R /Info {len(objs)} 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    path.write_bytes(out)
+    return path

@@ -124,3 +124,11 @@ def test_disk_full_while_writing_leaves_the_index_and_says_so(tmp_path, monkeypa
     with pytest.raises(IndexError_, match="No space left on device.*the previous index is untouched"):
         ingest(tmp_path / "docs", cfg, embedder=HashEmbedder(), log=lambda m: None)
     assert len(LocalIndex.load(cfg.index)) == 1 and not list((tmp_path / "idx").glob("gen-*.tmp"))
+
+
+def test_every_json_output_parses():
+    import json
+    r = run("rewrite.py", "and for size L?", "--history", "what frame size fits 175 cm?", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["followup"] == "what frame size fits 175 cm? and for size L?"
+    r = run("config.py", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["final_k"]["value"] == 5

@@ -174,3 +174,41 @@ def test_an_index_inside_the_documents_folder_never_indexes_itself(tmp_path):
     again = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
     assert again.added == [] and again.unchanged == 1
     assert {c.source for c in LocalIndex.load(cfg.index).scan(Scope.everything())} == {"a.md"}
+
+
+@pytest.mark.parametrize("name,text", [
+    ("a.html", "---\naudience: staff\n---\n<html><body><p>Secret.</p></body></html>\n"),  # Jekyll-style HTML
+    ("a.md", "<!-- internal page -->\n---\naudience: staff\n---\n# Vault\n\nSecret.\n"),  # a comment first
+    ("a.md", "<!--\n  internal page\n-->\n\n---\naudience: staff\n---\nSecret.\n"),
+])
+def test_front_matter_restricts_wherever_an_author_puts_it(tmp_path, name, text):
+    doc = load(tmp_path, name, text)
+    assert doc.meta["audience"] == "staff"
+    assert [b.start for b in doc.blocks if "Secret." in b.text] == [text.split("\n").index(
+        next(x for x in text.split("\n") if "Secret." in x)) + 1]  # lines still counted from the file's top
+
+
+def test_html_front_matter_and_a_meta_tag_that_disagree_fail_closed(tmp_path):
+    with pytest.raises(documents.UnreadableDocument, match="audience is given both"):
+        load(tmp_path, "a.html", '---\naudience: staff\n---\n<html><head><meta name="audience" content="public">'
+                                 "</head><body><p>x</p></body></html>")
+
+
+def test_a_pdf_is_restricted_by_its_document_info(tmp_path):
+    from conftest import tiny_pdf
+    path = tiny_pdf(tmp_path / "h.pdf", [["Page one text."], ["Staff only: code OTTER.", "Second line."]],
+                    {"Title": "Handbook", "Audience": "Staff", "Tenant": "acme"})
+    doc = documents.load(path, "h.pdf")
+    assert (doc.title, doc.meta["audience"], doc.meta["tenant"]) == ("Handbook", "staff", "acme")
+    assert [(b.text, b.page, b.start) for b in doc.blocks] == [
+        ("Page one text.", 1, 1), ("Staff only: code OTTER.", 2, 1), ("Second line.", 2, 2)]
+
+
+def test_documents_that_turn_unreadable_leave_the_index_not_stay_public(tmp_path):
+    folder = tmp_path / "docs"
+    write(folder / "a.md", "# A\n\nIGUANA public text.\n")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    write(folder / "a.md", "---\naudience: staff\naudience: staff\n---\n# A\n\nIGUANA staff text.\n")
+    report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert report.removed == ["a.md"] and list(LocalIndex.load(cfg.index).scan(Scope.everything())) == []

@@ -82,3 +82,19 @@ def test_retrieve_cli_json(sample_index):
     assert hit["source"] == "troubleshooting/app-error-codes.md" and hit["ranks"]["bm25"] == 1
     assert hit["evidence"]["identifier"] is True
     assert [h["rank"] for h in data["hits"]] == list(range(1, len(data["hits"]) + 1))
+
+
+def test_a_word_only_a_restricted_page_holds_reads_like_a_word_nothing_holds(sample_engine):
+    """The numbers a public asker sees (refusal reason, P(answerable), coverage) are the same whether
+    the staff runbook holds a word or no document does."""
+    lexical = sample_engine.configured(sample_engine.cfg.replace(use_dense=False))  # two questions embed apart
+
+    def seen(q):
+        turn = lexical.ask(q)
+        return turn.refused, turn.refusal_reason, round(turn.p_answerable or 0, 6), \
+            [round(e.coverage, 6) for e in turn.retrieval.evidence.values()]
+    runbook = " ".join(c.text for c in sample_engine.index.scan(Scope.build(audience="staff")))
+    assert "4417" in runbook  # the staff-only extension number exists, so the pair below can differ
+    public = " ".join(c.text for c in sample_engine.index.scan(Scope()))
+    assert "4417" not in public and "4418" not in public + runbook
+    assert seen("who do I call on extension 4417 about refunds?") == seen("who do I call on extension 4418 about refunds?")

@@ -226,7 +226,12 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     report.removed = sorted(set(prev.sources) - set(sources))
     for rel, why in report.skipped:
         progress.warn(f"skipped {rel}: {why}")
-    if not sources and prev.n_chunks:
+    # A folder with no documents at all (an unmounted drive) never empties a
+    # full index; documents that are there but unreadable are removed like
+    # any unreadable file (fail closed: a page its author just marked staff
+    # with a broken line must not stay public).
+    found_documents = any(p.suffix.lower() in documents.SUFFIXES for p in paths)
+    if not sources and prev.n_chunks and not found_documents:
         raise IndexError_(f"{folder} holds no readable documents, but the index at {cfg.index} holds "
                           f"{prev.n_chunks} chunks; nothing was changed. To empty the index, ingest with --rebuild")
     if not sources:

@@ -330,8 +330,18 @@ def _string_line(node) -> int:
 def load_html(path: Path, rel: str) -> Document:
     from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(_read_text(path), "html.parser")
+    text = _read_text(path)
+    # Front matter above the HTML (Jekyll, Hugo) restricts the page like a
+    # <meta> tag; its lines are blanked so the parser's line numbers hold.
+    front, lines, skipped = split_front_matter(text)
+    if skipped:
+        text = "\n" * skipped + "\n".join(lines)
+    soup = BeautifulSoup(text, "html.parser")
     meta = _html_meta(soup)
+    twice = sorted(set(front) & set(meta) & {"status", "audience", "tenant"})
+    if twice:
+        raise UnreadableDocument(f"{twice[0]} is given both in the front matter and in a <meta> tag; keep one")
+    meta = {**meta, **front}  # a title or language in the front matter wins over <title> / <html lang>
     for tag in soup.find_all(_BOILERPLATE):
         tag.decompose()
     for tag in soup.find_all(_PAGE_CHROME):
@@ -363,7 +373,7 @@ def load_pdf(path: Path, rel: str) -> Document:
         if reader.is_encrypted:
             raise UnreadableDocument("is an encrypted PDF; save an unencrypted copy and ingest again")
         pages = [(p.extract_text() or "") for p in reader.pages]
-        info_title = reader.metadata.get("/Title") if reader.metadata else None
+        info = dict(reader.metadata or {})
     except UnreadableDocument:
         raise
     except Exception as e:  # noqa: BLE001 - pypdf raises many types on damaged files
@@ -393,7 +403,20 @@ def load_pdf(path: Path, rel: str) -> Document:
             blocks.append(Block("para", " ".join(para), para_start, line_no, page=page_no))
     if not any(b.text.strip() for b in blocks):
         raise UnreadableDocument("has no extractable text (a scanned PDF needs OCR first)")
-    return Document(rel, "", _finish_meta({"title": info_title}, blocks, path.stem, rel), blocks)
+    return Document(rel, "", _finish_meta(_pdf_meta(info), blocks, path.stem, rel), blocks)
+
+
+def _pdf_meta(info: dict) -> dict:
+    """The PDF's document info: its /Title, and /Status, /Audience, /Tenant,
+    /Lang entries (custom keys, any case) read like front matter, so a PDF
+    can be restricted too (a wrong type or a key twice fails closed)."""
+    raw = {str(k).lstrip("/"): (str(v) if isinstance(v, str) else v) for k, v in info.items()
+           if str(k).lstrip("/").lower() in metadata.META_KEYS}
+    title = next((v for k, v in raw.items() if k.lower() == "title"), None)
+    meta = metadata.normalize({k: v for k, v in raw.items() if k.lower() != "title"})
+    if isinstance(title, str) and title.strip():
+        meta["title"] = title.strip()
+    return meta
 
 
 LOADERS = {".md": load_markdown, ".markdown": load_markdown, ".txt": load_text,

@@ -137,7 +137,10 @@ class LocalIndex:
         out = {}
         for t in dict.fromkeys(terms):
             rows = p.rows_of(t)
-            out[t] = TermStat(bm25.idf(p.n_docs, len(rows)), bool(mask[rows].any()) if len(rows) else False)
+            held = bool(mask[rows].any()) if len(rows) else False
+            # A term only chunks outside the scope hold reads as a term no chunk holds: its idf
+            # must not tell that a restricted page has it (store.TermStat).
+            out[t] = TermStat(bm25.idf(p.n_docs, len(rows) if held else 0), held)
         return out
 
     def terms_held(self, ids: Sequence[str], terms: Sequence[str]) -> dict[str, frozenset[str]]:

@@ -67,7 +67,7 @@ def lines_of(text: str) -> list[str]:
 def split_front_matter(text: str) -> tuple[dict, list[str], int]:
     """(metadata, body lines, number of lines the front matter took)."""
     lines = lines_of(text.lstrip("\ufeff"))
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    first = _first_content_line(lines)
     if first is None or lines[first].strip() not in _FENCES:
         return {}, lines, 0
     fence = lines[first].strip()
@@ -78,6 +78,26 @@ def split_front_matter(text: str) -> tuple[dict, list[str], int]:
     body = "\n".join(lines[first + 1:end])
     meta = _parse(body, fence, first + 2)
     return meta, lines[end + 1:], end + 1
+
+
+def _first_content_line(lines: list[str]) -> int | None:
+    """The first line that is neither blank nor inside an HTML comment: a
+    page that opens with ``<!-- internal -->`` and then front matter is still
+    restricted by it (reading it as text would publish the page)."""
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i].strip()
+        if not line:
+            i += 1
+        elif line.startswith("<!--"):
+            while i < n and "-->" not in lines[i]:
+                i += 1
+            if i < n and lines[i].strip().split("-->", 1)[1].strip():
+                return None  # text after the comment on its line: not a front matter page
+            i += 1
+        else:
+            return i
+    return None
 
 
 def _parse(body: str, fence: str, line0: int) -> dict:

@@ -187,7 +187,9 @@ class MilvusIndex:
                                      limit=1, filter=scope_filter(scope), search_params={"metric_type": "IP"},
                                      output_fields=["id"])
             in_scope = {t: bool(len(hits)) and float(hits[0]["distance"]) > 0 for t, hits in zip(present, res)}
-        return {t: TermStat(idf(self._n, known[t][1] if t in known else 0), in_scope.get(t, False)) for t in uniq}
+        # A term only chunks outside the scope hold reads as one no chunk holds (store.TermStat).
+        return {t: TermStat(idf(self._n, known[t][1] if in_scope.get(t) else 0), in_scope.get(t, False))
+                for t in uniq}
 
     def terms_held(self, ids: Sequence[str], terms: Sequence[str]) -> dict[str, frozenset[str]]:
         wanted = set(terms)

@@ -44,7 +44,11 @@ class SettingsMismatch(IndexError_):
 
 @dataclass(frozen=True)
 class TermStat:
-    idf: float  # BM25 idf over the whole index (what the scorer uses)
+    # BM25 idf over the whole index (what the scorer uses) for a term the
+    # scope holds; for one only chunks outside the scope hold, the idf of a
+    # term no chunk holds: coverage, the gate and its reasons must read the
+    # same whether a restricted page has the word or nothing has it.
+    idf: float
     in_scope: bool  # some chunk the asker may see holds the term
 
 
