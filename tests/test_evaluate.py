@@ -111,3 +111,47 @@ def test_smoke_five_questions_json_is_deterministic(sample_index):
                 "refusal_precision", "refusal_recall", "leaks"} <= set(m)
         assert strip(m) == strip(b["configs"][name])
     assert a["n"] == 5 and "diagnosis" in a and a["diagnosis"] == b["diagnosis"]
+
+
+def test_keywords_are_whole_words_without_citation_marks_and_cjk_spacing_is_ignored():
+    from citebot.measurement.evaluate import keywords_present as kp
+    assert not kp("see [9]", ["9"]) and kp("it takes 9 days [1]", ["9"])
+    assert not kp("Nonetheless it works", ["None"]) and kp("returns None [2]", ["None"])
+    assert not kp("about 15 minutes", ["5 minutes"]) and kp("about 5 minutes", ["5 minutes"])
+    assert kp("超时为15秒", ["15 秒"]) and kp("可防御（CSRF）攻击", ["CSRF"]) and kp("默认scope为request", ["request"])
+    assert kp("use `--workers 4` [1]", ["--workers 4"]) and kp("ＦａｓｔＡＰＩ", ["FastAPI"])  # NFKC
+
+
+def test_the_judge_counts_one_translation_of_a_page(tmp_path, embedder):
+    from citebot import config
+    from citebot.engine import Engine
+    from citebot.index.build import ingest
+    from citebot.index.store import open_index
+    from citebot.measurement.golden import Judge, Question
+
+    from conftest import write
+    write(tmp_path / "docs" / "en" / "cors.md", "# CORS\n\nSet `max_age=600` on the middleware.\n")
+    write(tmp_path / "docs" / "zh" / "cors.md", "# 跨域\n\n在中间件上设置 `max_age=600`。\n")
+    write(tmp_path / "docs" / "en" / "other.md", "# Other\n\nAnother page with `max_age=600` too.\n")
+    cfg = config.Config(embed_model="packaged", index=str(tmp_path / "idx"), use_rerank=False)
+    ingest(tmp_path / "docs", cfg, embedder=embedder)
+    judge = Judge(Engine(open_index(cfg), cfg).index)
+    ev = ({"phrase": "max_age=600", "grade": 2},)
+    en = judge.relevant(Question("e", ("what is max_age?",), evidence=ev))
+    zh = judge.relevant(Question("z", ("max_age 是多少？",), evidence=ev))
+    source = {cid: judge.chunks[cid].source for cid in set(en) | set(zh)}
+    assert sorted(source[c] for c in en) == ["en/cors.md", "en/other.md"]
+    assert sorted(source[c] for c in zh) == ["en/other.md", "zh/cors.md"]  # a page with no zh copy still counts
+
+
+def test_a_sweep_reads_tuning_data_only(sample_index):
+    base = [sys.executable, str(ROOT / "evaluate.py"), "--index", sample_index.index, "--sweep", "rrf_k=5,60"]
+    r = subprocess.run(base + ["--split", "report"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 2 and "tune half" in r.stderr
+    r = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--benchmark", "scifact", "--sweep", "rrf_k=5"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 2 and "--bench-split train" in r.stderr
+    r = subprocess.run(base + ["--json", "--set", "embed_model=packaged", "--configs", "bm25"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert {m["n"] for _, m in json.loads(r.stdout)} == {50}  # golden.json's tune half, not its 100 questions

@@ -163,3 +163,18 @@ def test_a_budget_too_small_for_any_chunk_says_so(sample_engine):
     turn = sample_engine.configured(sample_engine.cfg.replace(context_tokens=60, use_gate=False)).ask(
         "how long do refunds take?")
     assert turn.context.shown and turn.context.shown[-1].chunk.text.endswith(CUT_NOTE)
+
+
+def test_the_fit_never_reads_the_report_half():
+    def case(i, split, ans, x):
+        return refusal.Case("golden_fastapi", f"q{i}", split, ans, gate.Signals(x, x, x, 0.0, x, 0.0, 0.0))
+    tune = [case(i, "tune", i % 2 == 0, 0.8 if i % 2 == 0 else 0.2) for i in range(20)]
+    # A report half that says the opposite: a fit that read it would not separate the tune cases.
+    report = [case(100 + i, "report", i % 2 == 1, 0.8 if i % 2 == 0 else 0.2) for i in range(200)]
+    assert refusal.fit(tune + report) == refusal.fit(tune)
+
+
+def test_squad_and_mtrag_halves_keep_a_paragraph_or_conversation_together():
+    paragraph = {f"q{i}": "sq-shared" for i in range(30)}
+    assert len({refusal.squad_half(q, paragraph) for q in paragraph}) == 1
+    assert refusal.squad_half("q1", {}) == refusal.half("q1")  # no paragraph known: the question's own

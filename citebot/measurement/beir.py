@@ -18,7 +18,8 @@ queries that have qrels, plus p50/p95 search latency.  Per benchmark:
   with follow-ups (``+fu``) and on the human rewrite (``/gold``).
 * ``squad2`` also refusal over all questions: retrieval-level (no final hit
   passes the evidence floor) and answer-level (``Engine.ask``, the bot's
-  offline answerer and its refusal rules) for the bot's configuration.
+  offline answerer and its refusal rules) for the bot's configuration, and
+  answer-level over the report half alone (the gate is fitted on the other).
 * ``rgb_zh`` Chinese news; ``cmrc`` Chinese Wikipedia (hit@5: the context
   the question was written against is in the top 5).
 
@@ -147,19 +148,25 @@ def _queries(bench, gold, ids: list[str], form: str) -> dict[str, tuple[str, lis
     return {q: (bench.queries[q], list(turns.get(q, [])[:-1])) for q in ids}
 
 
-def _squad2_refusal(engine: Engine, queries, qrels, unanswerable) -> tuple[dict, dict]:
-    """Retrieval-level and answer-level refusal of the bot's configuration."""
+def _squad2_refusal(engine: Engine, queries, qrels, unanswerable, paragraph: dict) -> tuple[dict, dict, dict]:
+    """Retrieval-level and answer-level refusal of the bot's configuration
+    over every question, and answer-level over the report half alone (the
+    refusal gate was fitted on the other half: refusal.squad_half)."""
     from citebot.answer.context import select_context
+    from citebot.measurement.refusal import squad_half
 
-    retrieval, answer = [], []
+    retrieval, answer, held_out = [], [], []
 
     def on_result(qid, r):
         retrieval.append((qid in unanswerable, not select_context(r.hits, r.evidence, engine.cfg).shown))
 
     score(engine, queries, qrels, on_result)
     for qid, (text, _) in queries.items():
-        answer.append((qid in unanswerable, engine.ask(text, [], Scope()).refused))
-    return metrics.refusal_scores(retrieval), metrics.refusal_scores(answer)
+        pair = (qid in unanswerable, engine.ask(text, [], Scope()).refused)
+        answer.append(pair)
+        if squad_half(qid, paragraph) == "report":
+            held_out.append(pair)
+    return metrics.refusal_scores(retrieval), metrics.refusal_scores(answer), metrics.refusal_scores(held_out)
 
 
 def run(name: str, cfg: Config | None = None, configs=None, split: str = "test", limit: int | None = None,
@@ -208,8 +215,9 @@ def run(name: str, cfg: Config | None = None, configs=None, split: str = "test",
     if name == "squad2" and refusal:
         unanswerable = bench.meta.get("unanswerable", set())
         queries: dict[str, tuple[str, list[str]]] = {q: (bench.queries[q], []) for q in ids}
-        retrieval, answer = _squad2_refusal(engine, queries, bench.qrels, unanswerable)
-        result.update(refusal=retrieval, answer_refusal=answer, n_questions=len(ids),
+        retrieval, answer, held_out = _squad2_refusal(engine, queries, bench.qrels, unanswerable,
+                                                      bench.meta.get("context_id", {}))
+        result.update(refusal=retrieval, answer_refusal=answer, answer_refusal_report=held_out, n_questions=len(ids),
                       n_unanswerable=sum(1 for q in ids if q in unanswerable))
     if limit is not None:
         result["notes"].append(f"limited to the first {len(ids)} queries")
@@ -230,10 +238,13 @@ def format_table(result: dict) -> str:
     if result.get("refusal"):
         out += ["", f"refusal of the bot's configuration on {result['n_questions']} questions "
                     f"({result['n_unanswerable']} unanswerable; refuse = positive class)"]
+        levels = [("retrieval", result["refusal"]), ("answer", result["answer_refusal"])]
+        if result.get("answer_refusal_report"):
+            levels.append(("answer, report half", result["answer_refusal_report"]))
         rrows = [[level] + [fmt(s[k], 3) for k in ("refusal_precision", "refusal_recall", "refusal_accuracy")]
-                 + [str(s[k]) for k in ("tp", "fp", "fn", "tn")]
-                 for level, s in (("retrieval", result["refusal"]), ("answer", result["answer_refusal"]))]
+                 + [str(s[k]) for k in ("tp", "fp", "fn", "tn")] for level, s in levels]
         out += columns(["level", "precision", "recall", "accuracy", "tp", "fp", "fn", "tn"], rrows)
+        out.append("(the refusal gate was fitted on the other half of these questions; the report half is held out)")
     if result.get("published"):
         sources = benchmarks.PUBLISHED_SOURCES.get(result["benchmark"], {})
         out += ["", "published nDCG@10"]

@@ -17,6 +17,7 @@ Stages, in pipeline order, each with labels:
 from __future__ import annotations
 
 import re
+import unicodedata
 
 STAGES = ("ingestion", "retrieval", "context", "generation", "citation")
 LABELS = ("missed_evidence", "irrelevant_match", "stale_document", "duplicate_chunks", "unsupported_answer")
@@ -26,6 +27,33 @@ def norm(text: str) -> str:
     """Collapse whitespace and drop Markdown emphasis, so a phrase copied
     from the rendered document matches the chunk's source text."""
     return " ".join(text.replace("*", "").replace("`", "").split())
+
+
+_MARK = re.compile(r"\[\d+(?:\s*[-–,]\s*\d+)*\]")
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_ALNUM = "A-Za-z0-9_"
+
+
+def keywords_present(answer: str, keys) -> bool:
+    """Every keyword is in the answer: after NFKC and :func:`norm`, case
+    folded, citation marks removed ("see [9]" does not hold "9"), Latin
+    keywords as whole words or numbers ("Nonetheless" does not hold "None",
+    "15 minutes" not "5 minutes"), CJK ones with spacing ignored ("15 秒" is
+    in "超时为15秒")."""
+    text = norm(unicodedata.normalize("NFKC", _MARK.sub(" ", answer))).lower()
+    for key in keys:
+        k = norm(unicodedata.normalize("NFKC", key)).lower()
+        if not k:
+            continue
+        if _CJK_CHAR.search(k):
+            if k.replace(" ", "") not in text.replace(" ", ""):
+                return False
+            continue
+        left = f"(?<![{_ALNUM}])" if re.match(f"[{_ALNUM}]", k) else ""
+        right = f"(?![{_ALNUM}])" if re.match(f"[{_ALNUM}]", k[-1]) else ""
+        if not re.search(left + re.escape(k) + right, text):
+            return False
+    return True
 
 
 def grade(chunk_text: str, evidence: list[dict]) -> int:
@@ -87,7 +115,7 @@ def diagnose(q, t: dict) -> list[tuple[str, str]]:
         evidence_shown = any(r["id"] in shown for r in relevant)
         if answerable and evidence_shown:
             keys = q.answer_keywords
-            if t.get("refused") or (keys and not all(norm(k).lower() in norm(answer).lower() for k in keys)):
+            if t.get("refused") or (keys and not keywords_present(answer, keys)):
                 out.append(("generation", "missed_evidence"))
         if not t.get("refused") and (unsupported_numbers(answer, t.get("cited_texts", [])) or not answerable):
             out.append(("generation", "unsupported_answer"))

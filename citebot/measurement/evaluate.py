@@ -138,9 +138,7 @@ def summarize(qs: list[Question], res: dict[str, RetrievalResult]) -> dict:
     return m
 
 
-def keywords_present(answer: str, keys) -> bool:
-    text = diagnose.norm(answer).lower()
-    return all(diagnose.norm(k).lower() in text for k in keys)
+keywords_present = diagnose.keywords_present
 
 
 def run_answers(engine: Engine, qs: list[Question], judge: Judge | None = None) -> dict[str, AnswerResult]:

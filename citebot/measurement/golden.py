@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from citebot.index.documents import question_lang, translation
 from citebot.index.store import SearchIndex
 from citebot.measurement import diagnose
 from citebot.schema import Chunk, Scope
@@ -94,11 +95,26 @@ class Judge:
 
     def relevant(self, q: Question) -> dict[str, int]:
         """Grade of every chunk holding the evidence; the same for every
-        configuration, so it is worked out once per question."""
+        configuration, so it is worked out once per question.  Of a page's
+        translations (``en/a.md``, ``zh/a.md``) only the question's language
+        counts when it holds the evidence: the bot shows one language per
+        page, so a ranking can never hold both copies (a code phrase is in
+        both), and counting the other one capped recall and nDCG."""
         if q.id not in self._relevant:
             grades = {cid: diagnose.grade_normed(t, list(q.evidence)) for cid, t in self.normed.items()}
-            self._relevant[q.id] = {cid: g for cid, g in grades.items() if g}
+            found = {cid: g for cid, g in grades.items() if g}
+            self._relevant[q.id] = self._one_language(found, question_lang(q.text))
         return self._relevant[q.id]
+
+    def _one_language(self, found: dict[str, int], lang: str) -> dict[str, int]:
+        pages: dict[str, set[str]] = {}
+        for cid in found:
+            page = translation(self.chunks[cid].source)
+            if page is not None:
+                pages.setdefault(page[0], set()).add(page[1])
+        drop = {page for page, langs in pages.items() if len(langs) > 1 and lang in langs}
+        return {cid: g for cid, g in found.items()
+                if (page := translation(self.chunks[cid].source)) is None or page[0] not in drop or page[1] == lang}
 
     def missing_phrases(self, q: Question) -> list[str]:
         """Grade-2 phrases that are whole in no chunk (an ingestion failure)."""

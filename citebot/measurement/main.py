@@ -2,7 +2,8 @@
 
     python evaluate.py [--golden golden.json] [--split tune|report|all] [--answers] [--json|--markdown]
     python evaluate.py --benchmark scifact|mtrag|squad2|rgb_zh|cmrc [--bench-split train] [--limit N] [--json]
-    python evaluate.py [--golden F | --benchmark B] --split tune --sweep KEY=V1,V2 ...
+    python evaluate.py [--golden F] --sweep KEY=V1,V2 ...          (the tune half)
+    python evaluate.py --benchmark scifact --bench-split train --sweep KEY=V1,V2 ...
     python evaluate.py --refusal [--fit] [--plot docs/refusal-tradeoff.png]
 
 A golden file that names its documents ("corpus") is run on its own index
@@ -13,7 +14,6 @@ skipped with a message (exit 0).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from citebot import cli, config
@@ -96,13 +96,20 @@ def _sweep(args, cfg: Config, engine) -> int:
     from citebot.measurement import sweep
 
     axes = sweep.parse(args.sweep)
+    # A sweep chooses settings, so it reads tuning data only (the README's rule).
     if args.benchmark:
+        if args.bench_split != "train":
+            return cli.fail("a sweep tunes settings, so it runs on training data: add --bench-split train",
+                            cli.EXIT_USAGE)
         rows = sweep.benchmark(args.benchmark, cfg, axes, args.bench_split, args.limit, cli.warn)
         metrics = ["ndcg@10", "mrr@10", "recall@100"]
     else:
-        rows = sweep.golden(engine, args.golden, axes, None if args.split == "all" else args.split, args.answers)
+        if args.split == "report":
+            return cli.fail("a sweep tunes settings, so it runs on the tune half (the report half is held out)",
+                            cli.EXIT_USAGE)
+        rows = sweep.golden(engine, args.golden, axes, "tune", args.answers)
         metrics = ["ndcg@10", "hit@1", "hit@5", "mrr"] + (
             ["answer_accuracy", "answer_precision", "answer_refusal_precision", "answer_refusal_recall"]
             if args.answers else [])
-    print(json.dumps(rows, indent=2) if args.json else sweep.table(rows, metrics))
+    print(cli.json_text(rows, indent=2) if args.json else sweep.table(rows, metrics))
     return cli.EXIT_OK

@@ -11,7 +11,9 @@ reports):
 * MTRAG-UN tasks labelled ANSWERABLE or UNANSWERABLE over the pooled corpus,
   the earlier user turns as history.
 
-Benchmark items go to a half by a hash of their id.  Each question runs
+Benchmark items go to a half by a hash of what they share: a SQuAD question
+by its paragraph, an MTRAG-UN task by its conversation (questions over one
+paragraph, turns of one conversation, never sit in both halves).  Each question runs
 through ``Engine.ask`` with the gate off, which records the gate's signals;
 questions the evidence floor or the unknown-identifier rule refuse anyway
 count as refusals at every threshold.  The model is a logistic regression on
@@ -81,8 +83,14 @@ def _bench_engine(name: str, corpus: dict, cfg: Config, models: Models, log) -> 
 def squad_cases(cfg: Config, models: Models, log) -> list[Case]:
     bench = benchmarks.load("squad2")
     engine = _bench_engine("squad2", bench.corpus, cfg, models, log)
-    gone = bench.meta["unanswerable"]
-    return [_case(engine, "squad2", q, half(q), q not in gone, t, [], Scope()) for q, t in bench.queries.items()]
+    gone, paragraph = bench.meta["unanswerable"], bench.meta.get("context_id", {})
+    return [_case(engine, "squad2", q, squad_half(q, paragraph), q not in gone, t, [], Scope())
+            for q, t in bench.queries.items()]
+
+
+def squad_half(qid: str, paragraph: dict) -> str:
+    """A SQuAD question's half: its paragraph's, so questions over one paragraph stay together."""
+    return half(paragraph.get(qid) or qid)
 
 
 def mtragun_cases(cfg: Config, models: Models, log) -> list[Case]:
@@ -94,7 +102,8 @@ def mtragun_cases(cfg: Config, models: Models, log) -> list[Case]:
             continue  # UNDERSPECIFIED and PARTIAL ask for a clarification or a partial answer
         history = [h["text"] for h in t["history"] if h.get("speaker") == "user"]
         question = t["question"]["text"] if isinstance(t["question"], dict) else str(t["question"])
-        out.append(_case(engine, "mtrag-un", str(t["task_id"]), half(str(t["task_id"])), label == "ANSWERABLE",
+        conversation = str(t["task_id"]).split("<::>")[0]  # "<conversation><::><turn>"
+        out.append(_case(engine, "mtrag-un", str(t["task_id"]), half(conversation), label == "ANSWERABLE",
                          question, history, Scope()))
     return out
 
@@ -122,8 +131,9 @@ def collect(cfg: Config, models: Models, log) -> list[Case]:
 # --- the model ---------------------------------------------------------------
 def fit(cases: list[Case], l2: float = 1.0, steps: int = 3000) -> dict:
     """Logistic regression (label: answerable) on standardised signals of the
-    cases that reached the gate; each source and each class in it weighs the same."""
-    rows = [c for c in cases if c.signals is not None]
+    tune-half cases that reached the gate (a report-half case is never read,
+    whatever the caller passes); each source and each class in it weighs the same."""
+    rows = [c for c in cases if c.signals is not None and c.split == "tune"]
     # A cross-encoder's score joins when every case has one (a fit made with it on).
     features = list(gate.FEATURES) + ([gate.RERANK] if rows and all(
         c.signals is not None and c.signals.rerank is not None for c in rows) else [])

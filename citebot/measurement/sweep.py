@@ -1,11 +1,12 @@
 """Settings sweeps on tuning data: the bot as configured, once per
 combination of the swept values, through the engine.
 
-    python evaluate.py --golden golden.json --split tune --sweep rrf_k=10,30,60 --sweep weight_dense=0.5,1
-    python evaluate.py --benchmark scifact --split train --sweep rrf_k=10,30,60
+    python evaluate.py --golden golden.json --sweep rrf_k=10,30,60 --sweep weight_dense=0.5,1
+    python evaluate.py --benchmark scifact --bench-split train --sweep rrf_k=10,30,60
 
 Only tuning data belongs here (a golden set's ``tune`` half, SciFact's train
-split): a value chosen on the reporting half would flatter the numbers.
+split), and ``evaluate.py`` runs nothing else: a value chosen on the
+reporting half would flatter the numbers.
 """
 from __future__ import annotations
 
