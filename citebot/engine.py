@@ -109,7 +109,7 @@ class Engine:
         dim = self.index.manifest.get("embed_dim")
         if dim is not None and dim != emb.dim:
             raise IndexError_(f"the index holds {dim}-dimensional vectors but {emb.name} makes {emb.dim}. "
-                              f"Rebuild it: {rebuild_command(self.index.manifest, self.cfg.index)}")
+                              f"Rebuild it: {rebuild_command(self.index.manifest, self.cfg.index, self.cfg)}")
         return self.models.encoder(self.cfg, queries)
 
     def cross_encoder(self):

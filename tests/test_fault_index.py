@@ -117,6 +117,7 @@ DAMAGE = {
     "rows.json wrong length": lambda gen: (gen / "rows.json").write_text(json.dumps({"ids": []})),
     "CURRENT binary": lambda gen: (gen.parent / "CURRENT").write_bytes(b"\xff\xfe\x00garbage"),
     "CURRENT names nothing": lambda gen: (gen.parent / "CURRENT").write_text("gen-1"),
+    "CURRENT missing": lambda gen: (gen.parent / "CURRENT").unlink(),
 }
 
 
@@ -135,9 +136,13 @@ def test_damage_is_a_message_with_a_rebuild_that_works(tmp_path, damage):
         assert str(folder) in msg  # the command names the folder, even when CURRENT is what broke
     elif "Rebuild it" in msg:
         assert "ingest.py FOLDER --index" in msg  # the manifest that named it is what broke
-    # The advised command works whatever state the index is in.
+    assert "no index at" not in msg  # generations are there: damaged, not absent
+    # The advised command works whatever state the index is in, and keeps the vectors a readable
+    # generation still holds (it re-embedded everything when CURRENT was gone).
     report = ingest(folder, cfg, rebuild=True, embedder=HashEmbedder(), log=lambda m: None)
     assert report.written and len(LocalIndex.load(cfg.index)) == 6
+    if damage.startswith("CURRENT"):
+        assert report.reused == 6
 
 
 def test_an_incremental_ingest_refuses_vectors_of_another_dimension(tmp_path):
@@ -149,3 +154,43 @@ def test_an_incremental_ingest_refuses_vectors_of_another_dimension(tmp_path):
         dim = 4
     with pytest.raises(IndexError_, match="8-dimensional vectors but test/hash-8 makes 4"):
         ingest(folder, cfg, embedder=Other(), log=lambda m: None)
+
+
+def test_a_cut_checkpoint_is_embedded_again_not_a_crash(tmp_path):
+    from citebot.index.build import ingest
+    folder = docs(tmp_path)
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    partial = Path(cfg.index) / ".partial"
+    partial.mkdir(parents=True)
+    (partial / "aaaa.npz").write_bytes(b"PK\x03\x04 cut off")  # a SIGKILL during np.savez
+    (partial / "bbbb.npz").write_bytes(b"")
+    (partial / "cccc.tmp.npz").write_bytes(b"half a batch")  # the disk filled mid-write
+    report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert report.written and len(LocalIndex.load(cfg.index)) == 6 and not partial.exists()
+
+
+def test_the_rebuild_command_repeats_the_settings_the_asker_gave(tmp_path):
+    from citebot.index.build import ingest
+    from citebot.index.store import open_index
+    folder = docs(tmp_path, name="my docs")
+    cfg = Config(index=str(tmp_path / "the idx"), embed_model="test/hash-8")
+    ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    asked = cfg.replace(chunk_tokens=100, bm25_k1=0.9)
+    with pytest.raises(IndexError_) as e:
+        open_index(asked)
+    command = str(e.value).split("Rebuild it: ")[1]
+    assert command == (f"python ingest.py '{folder}' --index '{tmp_path / 'the idx'}' --set embed_model=test/hash-8 "
+                       "--set chunk_tokens=100 --set bm25_k1=0.9 --rebuild")
+    ingest(folder, asked, rebuild=True, embedder=HashEmbedder(), log=lambda m: None)  # what that command runs
+    assert len(open_index(asked)) == 6
+
+
+def test_a_fifo_in_the_folder_is_skipped_not_read_forever(tmp_path):
+    import os
+
+    from citebot.index.build import ingest
+    folder = docs(tmp_path)
+    os.mkfifo(folder / "pipe.md")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert ("pipe.md", "not a regular file") in report.skipped and len(LocalIndex.load(cfg.index)) == 6

@@ -133,6 +133,21 @@ def test_a_crash_mid_rebuild_leaves_the_old_collection_live(tmp_path, counting, 
     idx = mv.MilvusIndex.open(cfg)  # the alias still names the complete old collection
     assert {c.source for c in idx.scan(Scope.everything())} == {"a.md"}
     assert json.loads(idx.client.describe_collection("live")["properties"][mv.MANIFEST])["sources"].keys() == {"a.md"}
+    live = idx.client.describe_alias("live")["collection_name"]
+    # The half-built copy is gone: only the live collection and its terms remain.
+    assert sorted(idx.client.list_collections()) == sorted([live, f"{live}_terms"])
+    idx.client.close()
+    monkeypatch.setattr(mv, "_insert", real)
+    ingest(folder, cfg, rebuild=True, embedder=counting, log=lambda m: None)
+    idx = mv.MilvusIndex.open(cfg)
+    assert {c.source for c in idx.scan(Scope.everything())} == {"a.md", "b.md"}
+    assert len(idx.client.list_collections()) == 2
+
+
+def test_no_collection_names_the_command_with_its_collection(tmp_path):
+    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "c.db"), milvus_collection="nope")
+    with pytest.raises(IndexError_, match="--set milvus_collection=nope"):
+        open_index(cfg)
 
 
 def test_every_command_works_on_milvus_with_only_the_backend_setting_changed(tmp_path):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import zipfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -89,6 +90,9 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
             if p.is_symlink() and not follow_links and not p.resolve().is_relative_to(root):
                 skipped.append((rel.as_posix(), "a link to a file outside the folder (--follow-links reads it)"))
                 continue
+            if not p.is_file():  # a FIFO or a device would block the read forever
+                skipped.append((rel.as_posix(), "not a regular file"))
+                continue
             found.append(p)
     return sorted(found)
 
@@ -129,7 +133,8 @@ def _previous(cfg: Config, rebuild: bool) -> _Previous:
     old = _live(cfg)
     if old is None:
         return _Previous()
-    check_compatible(old.manifest, expected_stamp(cfg), cfg.index if cfg.backend == "local" else cfg.milvus_collection)
+    check_compatible(old.manifest, expected_stamp(cfg), cfg.index if cfg.backend == "local" else cfg.milvus_collection,
+                     cfg)
     chunks, vecs, counts = old.contents()
     prev = _Previous(old.manifest.get("sources", {}), manifest=old.manifest, n_chunks=len(chunks), index=old)
     for i, c in enumerate(chunks):
@@ -145,10 +150,13 @@ def _reusable_vectors(cfg: Config) -> _Previous:
     prev = _Previous()
     try:
         old = _live(cfg)
+    except Exception:  # noqa: BLE001 - an unreadable old index is exactly what --rebuild is for
+        old = LocalIndex.newest_readable(Path(cfg.index)) if cfg.backend == "local" else None
+    try:
         if old is None or old.manifest.get("embed_model") != expected_stamp(cfg)["embed_model"]:
             return prev
         chunks, vecs, _ = old.contents()
-    except Exception:  # noqa: BLE001 - an unreadable old index is exactly what --rebuild is for
+    except Exception:  # noqa: BLE001
         return prev
     if vecs.shape[0] == len(chunks):
         prev.vectors = {text_key(c): vecs[i] for i, c in enumerate(chunks)}
@@ -212,14 +220,17 @@ def _state_dir(cfg: Config) -> Path:
     if cfg.backend == "local":
         return Path(cfg.index)
     uri = cfg.milvus_uri
-    return Path(uri + ".citebot") if "://" not in uri else Path(cfg.data_dir) / f"milvus-{cfg.milvus_collection}"
+    # One folder per collection: two collections in one file must not share (and clear) a checkpoint.
+    return (Path(uri + ".citebot") / cfg.milvus_collection if "://" not in uri
+            else Path(cfg.data_dir) / f"milvus-{cfg.milvus_collection}")
 
 
 def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[str], follow_links: bool,
             progress: Progress) -> Report:
     report = Report()
     prev = _previous(cfg, rebuild)
-    own = [_state_dir(cfg)] + ([Path(cfg.milvus_uri)] if cfg.backend == "milvus" and "://" not in cfg.milvus_uri else [])
+    lite = cfg.backend == "milvus" and "://" not in cfg.milvus_uri
+    own = [_state_dir(cfg)] + ([Path(cfg.milvus_uri), Path(cfg.milvus_uri + ".citebot")] if lite else [])
     paths = discover(folder, include, follow_links, report.skipped, exclude=own)
     progress.start(len(paths))
     chunks, sources = _read_folder(folder, cfg, prev, report, paths, progress)
@@ -310,19 +321,27 @@ class _Checkpoint:
     def load(self, model: str, dim: int) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         for f in sorted(self.dir.glob("*.npz")) if self.dir.is_dir() else []:
+            if f.name.endswith(".tmp.npz"):
+                f.unlink(missing_ok=True)  # a batch whose write never finished
+                continue
             try:
                 with np.load(f, allow_pickle=False) as z:
                     if str(z["model"]) == model and z["vectors"].shape[1:] == (dim,):
                         out.update(zip(z["keys"].tolist(), z["vectors"]))
-            except (OSError, ValueError, KeyError):
+            except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
                 continue  # a batch cut off by the interruption: embed it again
         return out
 
     def save(self, model: str, keys: list[str], vectors: np.ndarray) -> None:
         self.dir.mkdir(exist_ok=True)
         tmp = self.dir / f"{keys[0]}.tmp.npz"
-        np.savez(tmp, model=np.array(model), keys=np.array(keys), vectors=vectors)
-        os.replace(tmp, self.dir / f"{keys[0]}.npz")
+        try:
+            np.savez(tmp, model=np.array(model), keys=np.array(keys), vectors=vectors)
+            os.replace(tmp, self.dir / f"{keys[0]}.npz")
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise IndexError_(f"cannot save the embeddings made so far in {self.dir} ({e.strerror or e}); "
+                              "free some space and ingest again (the index was not changed)") from None
 
     def clear(self) -> None:
         if self.dir.is_dir():

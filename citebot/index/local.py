@@ -190,13 +190,32 @@ class LocalIndex:
         try:
             name = (root / "CURRENT").read_bytes().decode("ascii").strip()
         except (FileNotFoundError, NotADirectoryError):
+            # Generations without the pointer are a damaged index, not no index: an ingest that
+            # took it for none would embed everything again and delete the generations.
+            if root.is_dir() and any(_GEN.fullmatch(g.name) for g in root.iterdir() if g.is_dir()):
+                raise _damaged(root, "CURRENT is missing", known_manifest(root)) from None
             return None
         except (OSError, UnicodeDecodeError):
             raise _damaged(root, "CURRENT is unreadable", known_manifest(root)) from None
         if not _GEN.fullmatch(name):
             raise _damaged(root, f"CURRENT names {name[:40]!r}", known_manifest(root))
         gen = root / name
-        return gen if gen.is_dir() else None
+        if not gen.is_dir():
+            raise _damaged(root, f"CURRENT names {name}, which is not there", known_manifest(root))
+        return gen
+
+    @classmethod
+    def newest_readable(cls, root: Path) -> LocalIndex | None:
+        """The newest generation that still loads, whatever CURRENT says
+        (``--rebuild`` of a damaged index keeps its vectors from it)."""
+        gens = sorted((g for g in root.glob("gen-*") if _GEN.fullmatch(g.name) and g.is_dir()), reverse=True) \
+            if root.is_dir() else []
+        for gen in gens:
+            try:
+                return cls._load(root, gen)
+            except (IndexError_, OSError, ValueError):
+                continue
+        return None
 
     @classmethod
     def load(cls, root: str | Path) -> LocalIndex:
@@ -204,19 +223,23 @@ class LocalIndex:
         generation vanished as it read) retries once on the new one."""
         root = Path(root)
         for attempt in (1, 2):
-            gen = cls.live_dir(root)
+            try:
+                gen = cls.live_dir(root)
+            except IndexError_:
+                if attempt == 1:
+                    continue  # a writer may have switched CURRENT and removed the old generation: read it again
+                raise
             if gen is None:
-                if attempt == 1 and (root / "CURRENT").exists():
-                    continue
                 if root.exists() and not root.is_dir():
                     raise IndexError_(f"{root} is a file, not an index folder; give the folder an ingest built "
                                       "with --index (or CITEBOT_INDEX)")
                 raise IndexError_(f"no index at {root}. Build one first: python ingest.py FOLDER --index {root}")
             try:
                 return cls._load(root, gen)
-            except FileNotFoundError:
+            except FileNotFoundError as e:
                 if attempt == 2 or cls.live_dir(root) == gen:
-                    raise _damaged(root, f"{gen.name} lacks a file", known_manifest(root)) from None
+                    what = Path(e.filename).name if e.filename else "a file"
+                    raise _damaged(root, f"{gen.name} lacks {what}", known_manifest(root)) from None
         raise AssertionError("unreachable")
 
     @classmethod

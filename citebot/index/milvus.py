@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import shlex
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence, Set
@@ -124,7 +125,8 @@ class MilvusIndex:
         name = cfg.milvus_collection
         if not client.has_collection(name):
             raise IndexError_(f"no index in Milvus collection {name!r} at {cfg.milvus_uri}. Build one first: "
-                              f"python ingest.py FOLDER --set backend=milvus --set milvus_uri={cfg.milvus_uri}")
+                              f"python ingest.py FOLDER --set backend=milvus --set milvus_uri={shlex.quote(cfg.milvus_uri)}"
+                              + (f" --set milvus_collection={shlex.quote(name)}" if name != "citebot" else ""))
         try:
             props = client.describe_collection(name).get("properties", {})
             manifest = json.loads(props[MANIFEST])
@@ -311,15 +313,25 @@ def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, 
         return [_row(c, v, cnt, bm25_weights(cnt, tid, avgdl, cfg.bm25_k1, cfg.bm25_b))
                 for c, v, cnt in zip(chunks, vectors, counts) if which(c)]
     if previous is None:
+        _drop_orphans(client, cfg.milvus_collection)  # what earlier failed rebuilds left behind
         name = _create(client, cfg, int(manifest["embed_dim"]))
         terms_name = name + "_terms"
-        _insert(client, name, rows(lambda c: True))
-        _insert(client, terms_name, terms, 5000)
-        client.flush(name)
-        client.flush(terms_name)
-        manifest["terms_collection"] = terms_name
-        client.alter_collection_properties(name, properties={MANIFEST: json.dumps(manifest, ensure_ascii=False)})
-        _switch(client, cfg.milvus_collection, name)
+        try:
+            _insert(client, name, rows(lambda c: True))
+            _insert(client, terms_name, terms, 5000)
+            client.flush(name)
+            client.flush(terms_name)
+            manifest["terms_collection"] = terms_name
+            client.alter_collection_properties(name, properties={MANIFEST: json.dumps(manifest, ensure_ascii=False)})
+            _switch(client, cfg.milvus_collection, name)
+        except BaseException:
+            # The alias still names the old collection; the half-built copy goes (best effort).
+            for n in (name, terms_name):
+                try:
+                    client.drop_collection(n)
+                except Exception:  # noqa: BLE001, S110 - the server that failed the write may fail this too
+                    pass
+            raise
         return name
     live = previous.collection
     if old_ids is None:
@@ -376,6 +388,19 @@ def _switch(client, alias: str, target: str) -> None:
         _drop_old(client, old)
     else:
         client.create_alias(target, alias)
+
+
+def _drop_orphans(client, alias: str) -> None:
+    """Drop ``alias__<stamp>`` collections the alias does not name (and their
+    terms collections): copies a crashed rebuild left."""
+    try:
+        live = client.describe_alias(alias)["collection_name"] if client.has_collection(alias) else None
+    except Exception:  # noqa: BLE001 - a plain collection under that name: _switch says so
+        return
+    keep = {live, f"{live}_terms"} if live else set()
+    for n in client.list_collections():
+        if n.startswith(f"{alias}__") and n not in keep:
+            client.drop_collection(n)
 
 
 def _drop_old(client, name: str) -> None:

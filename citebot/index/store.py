@@ -88,23 +88,37 @@ def expected_stamp(cfg) -> dict:
     return stamp
 
 
-def rebuild_command(manifest: dict, root) -> str:
+# The settings an index is stamped with, as config keys: a rebuild command must
+# repeat the ones the asker set, or it rebuilds with the defaults and the same
+# refusal comes back.
+STAMPED_SETTINGS = ("embed_model", "chunk_tokens", "bm25_k1", "bm25_b")
+
+
+def rebuild_command(manifest: dict, root, cfg=None) -> str:
+    """The ingest command that rebuilds this index; with ``cfg``, with every
+    stamped setting it gives other than the default."""
+    from citebot.config import Config
+
     manifest = manifest if isinstance(manifest, dict) else {}
     include = "".join(f" --include {shlex.quote(str(g))}" for g in manifest.get("include") or [])
-    where = f"--index {root}"
+    where = f"--index {shlex.quote(str(root))}"
     if manifest.get("backend") == "milvus":
         where = (f"--set backend=milvus --set milvus_uri={shlex.quote(str(manifest.get('milvus_uri')))} "
-                 f"--set milvus_collection={manifest.get('milvus_collection')}")
-    return f"python ingest.py {manifest.get('source_folder', 'FOLDER')} {where}{include} --rebuild"
+                 f"--set milvus_collection={shlex.quote(str(manifest.get('milvus_collection')))}")
+    default = Config()
+    sets = "".join(f" --set {k}={shlex.quote(str(getattr(cfg, k)))}" for k in STAMPED_SETTINGS
+                   if cfg is not None and getattr(cfg, k) != getattr(default, k))
+    folder = manifest.get("source_folder")
+    return f"python ingest.py {shlex.quote(str(folder)) if folder else 'FOLDER'} {where}{sets}{include} --rebuild"
 
 
-def check_compatible(manifest: dict, expected: dict, root) -> None:
+def check_compatible(manifest: dict, expected: dict, root, cfg=None) -> None:
     """Refuse an index built with other settings, naming the command that fixes it."""
     diffs = [f"{k}: index has {manifest.get(k)!r}, settings ask for {v!r}"
              for k, v in expected.items() if manifest.get(k) != v]
     if diffs:
         raise SettingsMismatch(f"the index at {root} was built with other settings ({'; '.join(diffs)}). "
-                          f"Rebuild it: {rebuild_command(manifest, root)}")
+                          f"Rebuild it: {rebuild_command(manifest, root if cfg is None else cfg.index, cfg)}")
 
 
 def open_index(cfg) -> SearchIndex:
@@ -120,5 +134,5 @@ def open_index(cfg) -> SearchIndex:
 
         index = LocalIndex.load(cfg.index)
         where = cfg.index
-    check_compatible(index.manifest, expected_stamp(cfg), where)
+    check_compatible(index.manifest, expected_stamp(cfg), where, cfg)
     return index
