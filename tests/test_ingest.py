@@ -79,7 +79,8 @@ def test_index_from_another_model_is_refused_with_the_fix(tmp_path, cfg, countin
     (gen / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(IndexError_) as e:
         ingest(folder, cfg, embedder=counting)
-    assert f"python ingest.py {folder.resolve()} --index {cfg.index} --rebuild" in str(e.value)
+    # The command repeats the model the asker set, so it rebuilds what the settings ask for.
+    assert f"python ingest.py {folder.resolve()} --index {cfg.index} --set embed_model=packaged --rebuild" in str(e.value)
     with pytest.raises(IndexError_, match="--rebuild"):
         open_index(cfg)
     # --rebuild fixes it, and re-embeds everything: those vectors came from another model.
