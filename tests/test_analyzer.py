@@ -12,7 +12,15 @@ from conftest import write
 
 
 def test_analyzer_keeps_identifiers_whole_and_lowercases():
-    assert lexical.analyze("Error E4032 on SF-3000, recall RD2-24") == ["error", "e4032", "sf-3000", "recal", "rd2-24"]
+    assert lexical.analyze("Error E4032 on SF-3000, recall RD2-24") == ["error", "e4032", "sf3000", "recal", "rd224"]
+
+
+def test_an_identifier_matches_however_its_hyphens_are_written_and_case_folds():
+    a = lexical.analyze
+    assert a("E-4032") == a("E4032") == a("e\u20104032") == ["e4032"] and a("SF3000") == a("sf-3000")
+    assert a("2024-01-15 v1.2.3 rel_5521") == ["2024-01-15", "v1.2.3", "rel_5521"]  # dates, versions as written
+    assert a("Straße") == a("STRASSE")
+    assert a("コーヒー") == ["コー", "ーヒ", "ヒー"]  # the long-vowel mark stays inside the word
 
 
 def test_analyzer_cjk_bigrams_lone_char_and_other_scripts():

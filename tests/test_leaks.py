@@ -98,3 +98,8 @@ def test_a_word_only_a_restricted_page_holds_reads_like_a_word_nothing_holds(sam
     public = " ".join(c.text for c in sample_engine.index.scan(Scope()))
     assert "4417" not in public and "4418" not in public + runbook
     assert seen("who do I call on extension 4417 about refunds?") == seen("who do I call on extension 4418 about refunds?")
+
+
+def test_an_identifier_written_with_a_hyphen_finds_the_page(sample_engine):
+    plain, hyphen = sample_engine.ask("what does E4032 mean?"), sample_engine.ask("what does E-4032 mean?")
+    assert not hyphen.refused and plain.retrieval.hits[0].id in [h.id for h in hyphen.retrieval.hits[:3]]

@@ -202,3 +202,11 @@ def test_expansion_matches_inflected_last_word_but_not_longer_words():
 def test_the_question_is_read_past_a_label_or_preamble(reply):
     p = plan("is it treatable?", ["What is athlete's foot?"], condense=FakeModel(reply))
     assert (p.method, p.standalone) == ("llm", "Is athlete's foot treatable?")
+
+
+def test_a_turn_in_any_script_is_a_turn_and_thanks_in_more_words_is_not():
+    assert plan("那运费呢？", ["中国的保修期是多久？"]).followup == "中国的保修期是多久？ 那运费呢？"
+    assert plan("আর ডেলিভারি?", ["বিকাশে পেমেন্ট করেছিলাম"]).followup is not None
+    for ack in ("Thank you so much!", "ok, makes sense", "谢谢", "好的，谢谢"):
+        assert plan("and for size L?", ["what frame size fits 175 cm?", ack]).followup == \
+            "what frame size fits 175 cm? and for size L?", ack

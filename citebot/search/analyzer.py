@@ -1,9 +1,11 @@
 """The analyzer: text -> the terms BM25 indexes and searches.
 
-NFKC + lowercase; identifiers that mix letters and digits keep their hyphens
-and stay whole (``E4032``, ``SF-3000``, ``RD2-24``); runs of Chinese/Japanese
-characters become overlapping character bigrams (a lone character stays a
-token); every other script splits into words (letters, digits and combining
+NFKC + case folding (``Straße`` and ``STRASSE`` meet); identifiers that mix
+letters and digits stay whole, without their hyphens, so a question's
+``E-4032`` or ``SF3000`` finds a document's ``E4032`` or ``SF-3000`` (any
+Unicode hyphen or dash reads as ``-``); runs of Chinese/Japanese characters
+(the katakana long-vowel mark ``ー`` inside them) become overlapping
+character bigrams (a lone character stays a token); every other script splits into words (letters, digits and combining
 marks, so Bengali vowel signs stay inside their word); English stopwords are
 dropped and Latin-script words are Snowball-stemmed.  Every backend indexes
 these terms, so a question ranks the same way on each.
@@ -16,7 +18,7 @@ import unicodedata
 import regex
 import snowballstemmer
 
-_CJK = r"\p{Han}\p{Hiragana}\p{Katakana}"
+_CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\u30fc\u3005"  # + ー and 々, which belong to no script
 _WORDCH = rf"[[\p{{L}}\p{{N}}\p{{M}}]--[{_CJK}]]"
 # "/" is a boundary (paths and URLs split into their parts); "-", "_", "."
 # join, so e4032, sf-3000, rel_5521 and 3.5 stay whole.
@@ -49,16 +51,21 @@ def _stem(word: str) -> str:
     return _STEMMER.stemWord(word) if _ASCII_WORD.fullmatch(word) else word
 
 
+_DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212"})
+
+
 def analyze(text: str) -> list[str]:
     out: list[str] = []
-    for m in _TOKEN.finditer(unicodedata.normalize("NFKC", text).lower()):
+    for m in _TOKEN.finditer(unicodedata.normalize("NFKC", text).translate(_DASHES).casefold()):
         if m.group("cjk"):
             run = m.group("cjk")
             out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
         else:
             tok = m.group("tok")
             if _DIGIT.search(tok):
-                out.append(tok)  # identifiers and numbers (e4032, sf-3000, rd2-24, 3.5) stay whole
+                # Identifiers and numbers stay whole (e4032, sf-3000 -> sf3000, rd2-24 -> rd224, 3.5,
+                # 2024-01-15); an identifier's hyphens go, as people write them or leave them out.
+                out.append(tok.replace("-", "") if is_identifier(tok) else tok)
                 continue
             for w in _SPLIT.split(tok):  # "two-factor" -> two, factor
                 if w and w not in STOPWORDS:

@@ -61,12 +61,16 @@ def _key(text: str) -> str:
 
 # --- follow-ups ----------------------------------------------------------------
 _ACK = frozenset("""thanks thank you thx ty ok okay great cool nice perfect awesome hi hello hey yes yeah
-yep no nope bye goodbye sure got it alright fine good understood k""".split())
+yep no nope bye goodbye sure got it alright fine good understood k so much makes sense that helps helped
+lot very many 谢谢 好的 好 明白 知道了 嗯 ধন্যবাদ""".split())
 
 
 def is_ack(turn: str) -> bool:
-    """A blank turn or a bare acknowledgement ("thanks!", "ok got it")."""
-    words = re.findall(r"[a-z']+", turn.lower())
+    """A blank turn or a bare acknowledgement ("thanks!", "ok, makes sense").
+    Words of any script count: "中国的保修期是多久？" is a real turn (reading
+    only a-z made every Chinese or Bengali turn blank, and its follow-up lost
+    its context)."""
+    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", turn.lower())
     return not words or all(w in _ACK for w in words)
 
 
