@@ -30,6 +30,13 @@ def test_pull_offline_fails_with_what_to_copy_where():
     assert "export CITEBOT_RERANK_MODEL=/path/to/some-ce" in r.stderr
 
 
+def test_pull_of_something_that_is_no_model_id_says_so():
+    env = {"PATH": "/usr/bin:/bin", "HF_ENDPOINT": "http://127.0.0.1:9", "HOME": "/tmp"}
+    r = subprocess.run([sys.executable, "-m", "citebot", "models", "pull", "bad id with spaces"], capture_output=True,
+                       text=True, cwd=ROOT, env=env, timeout=120)
+    assert r.returncode == 1 and "is not a model id" in r.stderr and "cannot download" not in r.stderr
+
+
 def test_pull_goes_online_only_inside_pull(monkeypatch, tmp_path):
     import huggingface_hub
     from huggingface_hub import constants

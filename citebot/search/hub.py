@@ -53,13 +53,16 @@ def pull(spec: str) -> Path:
     ``ConnectionError`` (with what to do instead) when offline."""
     import huggingface_hub
     from huggingface_hub import constants
+    from huggingface_hub import errors as hf_errors
 
     was = constants.HF_HUB_OFFLINE
     constants.HF_HUB_OFFLINE = False  # the one place citebot goes online, on request
     try:
         return Path(huggingface_hub.snapshot_download(spec))
-    except (huggingface_hub.errors.RepositoryNotFoundError, huggingface_hub.errors.RevisionNotFoundError):
+    except (hf_errors.RepositoryNotFoundError, hf_errors.RevisionNotFoundError):
         raise ValueError(f"the hub has no model {spec!r}; set CITEBOT_RERANK_MODEL to a cross-encoder id") from None
+    except hf_errors.HFValidationError:  # not a hub id at all: the network is not the problem
+        raise ValueError(f"{spec!r} is not a model id (owner/name, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2)") from None
     except Exception as e:  # noqa: BLE001 - every transport failure means: no network
         raise ConnectionError(f"cannot download {spec!r} ({type(e).__name__}).\n{copy_instructions(spec)}") from None
     finally:
