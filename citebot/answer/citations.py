@@ -37,6 +37,7 @@ REFUSAL_PATTERNS = re.compile(
     r"no information (?:about|on|in)|not mentioned in the)|"
     r"我不知道|无法回答|没有(?:相关|足够的?)信息|ich weiß es nicht|weiß ich nicht|je ne sais pas|no lo sé", re.I)
 _OPEN_GROUP = re.compile(r"\[[\s\d,\-–]*$")  # a "[" that more digits could still close as a citation
+_CUT_GROUP = re.compile(r"\[\s*\d[\s\d,\-–]*$")  # ... one that already holds a number, where a stream ends
 _HOLD_LIMIT = 200  # ... unless it runs this long: then it is text
 _INLINE_LIMIT = 2000  # an inline code span still open after this many characters is a stray backtick
 _SOURCES_LINE = re.compile(r"\n\s*(?:sources?|references?)\s*:[\s\[\]\d,\-–]*$", re.I)
@@ -107,7 +108,7 @@ class AnswerStream:
 
     def finish(self) -> tuple[str, Cleaned]:
         """The text still to show, and the whole cleaned answer."""
-        if not self.code and re.search(r"\[\s*\d[\s\d,\-–]*$", self.raw):
+        if not self.code and _CUT_GROUP.search(self.raw):
             self.raw += "]"  # cut off inside a citation: read the group it began
         self._consume(self.raw, final=True)
         self.raw, self.ws = "", ""  # trailing whitespace is dropped

@@ -116,7 +116,7 @@ def _split_paragraph(block: Block, budget: int) -> list[Block]:
     spans: list[tuple[int, int]] = []
     pos = 0
     for m in _SENTENCE_END.finditer(text):
-        if m.end() > pos and m.start() >= pos:
+        if m.end() > pos:  # (an empty match right after the last one splits nothing)
             if text[pos:m.start()].strip():
                 spans.append((pos, m.start()))
             pos = m.end()

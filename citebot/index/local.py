@@ -192,7 +192,7 @@ class LocalIndex:
         except (FileNotFoundError, NotADirectoryError):
             # Generations without the pointer are a damaged index, not no index: an ingest that
             # took it for none would embed everything again and delete the generations.
-            if root.is_dir() and any(_GEN.fullmatch(g.name) for g in root.iterdir() if g.is_dir()):
+            if _generations(root):
                 raise _damaged(root, "CURRENT is missing", known_manifest(root)) from None
             return None
         except (OSError, UnicodeDecodeError):
@@ -208,9 +208,7 @@ class LocalIndex:
     def newest_readable(cls, root: Path) -> LocalIndex | None:
         """The newest generation that still loads, whatever CURRENT says
         (``--rebuild`` of a damaged index keeps its vectors from it)."""
-        gens = sorted((g for g in root.glob("gen-*") if _GEN.fullmatch(g.name) and g.is_dir()), reverse=True) \
-            if root.is_dir() else []
-        for gen in gens:
+        for gen in _generations(root):
             try:
                 return cls._load(root, gen)
             except (IndexError_, OSError, ValueError):
@@ -330,6 +328,13 @@ class LazyChunk:
 
     def __hash__(self) -> int:
         return hash(self.id)
+
+
+def _generations(root: Path) -> list[Path]:
+    """The finished generation folders under ``root``, newest first."""
+    if not root.is_dir():
+        return []
+    return sorted((g for g in root.iterdir() if _GEN.fullmatch(g.name) and g.is_dir()), reverse=True)
 
 
 def known_manifest(root: Path) -> dict:

@@ -32,7 +32,7 @@ _ADMONITION = re.compile(r"^\s*(?:/{3,}|!!!|\?\?\?\+?)\s*([A-Za-z-]+)(?:\s*\|\s*
 _CLOSE = re.compile(r"^\s*/{3,}\s*$")
 _INCLUDE = re.compile(r"^\s*(?:\{\*.*\*\}|\{!.*!\}|--8<--\s.*|:::\s+[\w.]+.*)\s*$")
 _HTML_HEADING = re.compile(r"^\s*<h([1-6])(?:\s[^<>]*)?>(.*?)</h\1>\s*$", re.I)
-_RAW_OPEN = re.compile(r"<(script|style)\b[^>]*>", re.I)
+_HIDDEN_OPEN = re.compile(r"<!--|<(script|style)\b[^>]*>", re.I)  # what a reader never sees, up to its closer
 _TABLE_OR_LIST = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s)")
 _INLINE = "a|abbr|b|code|dfn|em|font|i|kbd|mark|s|small|span|strong|sub|sup|u|var|q|cite|time|ins|del|label|button"
 _BLOCK = ("br|hr|img|div|p|table|thead|tbody|tfoot|tr|td|th|details|summary|ul|ol|li|dl|dt|dd|figure|"
@@ -92,8 +92,7 @@ def clean(lines: list[str]) -> list[str]:
     out: list[str] = []
     fence: str | None = None
     fenced: list[str] = []  # the open code block's lines, kept until it closes
-    comment = False
-    raw: str | None = None  # inside <script> or <style>: the closing tag we wait for
+    hidden: str | None = None  # inside a comment, <script> or <style>: the closer we wait for
     label = ""  # an admonition's label, waiting for its first line of text
 
     def place_label_alone() -> None:
@@ -114,10 +113,8 @@ def clean(lines: list[str]) -> list[str]:
             place_label_alone()
             fence, fenced = opener, [line]
             continue
-        if raw is not None or _RAW_OPEN.search(line):
-            line, raw = _drop_raw(line, raw)
-        if comment or "<!--" in line:
-            line, comment = _drop_comments(line, comment)
+        if hidden is not None or _HIDDEN_OPEN.search(line):
+            line, hidden = _drop_hidden(line, hidden)
         if _CLOSE.match(line):
             label = ""  # a block that held no text of its own
             out.append("")
@@ -156,43 +153,23 @@ def _code_block(lines: list[str], opener: str) -> list[str]:
     return lines
 
 
-def _drop_raw(line: str, inside: str | None) -> tuple[str, str | None]:
-    """``line`` without ``<script>``/``<style>`` elements and their content;
-    the tag still open after it, if any."""
+def _drop_hidden(line: str, closer: str | None) -> tuple[str, str | None]:
+    """``line`` without HTML comments and ``<script>``/``<style>`` elements,
+    their content included; the closer (a pattern) still awaited after it."""
     kept: list[str] = []
     rest = line
     while rest:
-        if inside is not None:
-            end = rest.lower().find(f"</{inside}")
-            if end == -1:
-                return "".join(kept), inside
-            close = rest.find(">", end)
-            rest, inside = (rest[close + 1:] if close != -1 else ""), None
+        if closer is not None:
+            m = re.search(closer, rest, re.I)
+            if m is None:
+                return "".join(kept), closer
+            rest, closer = rest[m.end():], None
         else:
-            m = _RAW_OPEN.search(rest)
+            m = _HIDDEN_OPEN.search(rest)
             if m is None:
                 kept.append(rest)
                 break
             kept.append(rest[:m.start()])
-            rest, inside = rest[m.end():], m.group(1).lower()
-    return "".join(kept), inside
-
-
-def _drop_comments(line: str, inside: bool) -> tuple[str, bool]:
-    """``line`` without HTML comments; whether a comment is still open after it."""
-    kept: list[str] = []
-    rest = line
-    while rest:
-        if inside:
-            end = rest.find("-->")
-            if end == -1:
-                return "".join(kept), True
-            rest, inside = rest[end + 3:], False
-        else:
-            start = rest.find("<!--")
-            if start == -1:
-                kept.append(rest)
-                break
-            kept.append(rest[:start])
-            rest, inside = rest[start + 4:], True
-    return "".join(kept), inside
+            rest = rest[m.end():]
+            closer = "-->" if m.group(1) is None else rf"</{m.group(1)}[^>]*(?:>|$)"
+    return "".join(kept), closer

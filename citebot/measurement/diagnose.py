@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from citebot.answer.citations import CITATION
+
 STAGES = ("ingestion", "retrieval", "context", "generation", "citation")
 LABELS = ("missed_evidence", "irrelevant_match", "stale_document", "duplicate_chunks", "unsupported_answer")
 
@@ -29,7 +31,6 @@ def norm(text: str) -> str:
     return " ".join(text.replace("*", "").replace("`", "").split())
 
 
-_MARK = re.compile(r"\[\d+(?:\s*[-–,]\s*\d+)*\]")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _ALNUM = "A-Za-z0-9_"
 
@@ -40,7 +41,7 @@ def keywords_present(answer: str, keys) -> bool:
     keywords as whole words or numbers ("Nonetheless" does not hold "None",
     "15 minutes" not "5 minutes"), CJK ones with spacing ignored ("15 秒" is
     in "超时为15秒")."""
-    text = norm(unicodedata.normalize("NFKC", _MARK.sub(" ", answer))).lower()
+    text = norm(unicodedata.normalize("NFKC", CITATION.sub(" ", answer))).lower()
     for key in keys:
         k = norm(unicodedata.normalize("NFKC", key)).lower()
         if not k:

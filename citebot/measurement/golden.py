@@ -107,14 +107,13 @@ class Judge:
         return self._relevant[q.id]
 
     def _one_language(self, found: dict[str, int], lang: str) -> dict[str, int]:
-        pages: dict[str, set[str]] = {}
-        for cid in found:
-            page = translation(self.chunks[cid].source)
-            if page is not None:
-                pages.setdefault(page[0], set()).add(page[1])
-        drop = {page for page, langs in pages.items() if len(langs) > 1 and lang in langs}
+        page_of = {cid: translation(self.chunks[cid].source) for cid in found}  # (page, language) or None
+        langs: dict[str, set[str]] = {}
+        for key, language in filter(None, page_of.values()):
+            langs.setdefault(key, set()).add(language)
+        mixed = {p for p, ls in langs.items() if len(ls) > 1 and lang in ls}
         return {cid: g for cid, g in found.items()
-                if (page := translation(self.chunks[cid].source)) is None or page[0] not in drop or page[1] == lang}
+                if (page := page_of[cid]) is None or page[0] not in mixed or page[1] == lang}
 
     def missing_phrases(self, q: Question) -> list[str]:
         """Grade-2 phrases that are whole in no chunk (an ingestion failure)."""
