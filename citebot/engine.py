@@ -124,7 +124,8 @@ class Engine:
         """The first half of :meth:`ask`: what the bot searches and finds."""
         typed, history = readable(typed), [readable(h) for h in history]
         plan = self.plan(typed, history)
-        return plan, retrieve(self.index, plan.queries, scope, self.cfg, self.embed(), self.cross_encoder())
+        return plan, retrieve(self.index, plan.queries, scope, self.cfg, self.embed(), self.cross_encoder(),
+                              plan.rerank)
 
     def ask(self, typed: str, history: Sequence[str] = (), scope: Scope = Scope(),
             on_text: Callable[[str], None] | None = None,

@@ -59,6 +59,23 @@ def test_cross_encoder_reorders_candidates_and_keeps_fused_ranks(small_index, ti
     assert [h.ranks["rrf"] for h in out.hits] != [1, 2, 3]
 
 
+def test_a_follow_up_is_reranked_with_its_context(small_index, tiny_ce, embedder):
+    """The cross-encoder reads one query per pair: "and for gift cards?"
+    alone says nothing of refunds, so it reads the joined form."""
+    class Recording(CrossEncoder):
+        def predict(self, pairs, **kw):
+            self.asked = {q for q, _ in pairs}
+            return super().predict(pairs, **kw)
+    cfg = small_index.replace(rerank_model=tiny_ce)
+    ce = Recording(tiny_ce, device="cpu")
+    engine = Engine(open_index(cfg), cfg, models.Models(embedder, ce))
+    plan, out = engine.search("and for gift cards?", ["how long does a refund take?"], Scope())
+    assert plan.queries[0] == "and for gift cards?" and out.rerank_on
+    assert ce.asked == {"how long does a refund take? and for gift cards?"}
+    engine.search("refund rules", [], Scope())
+    assert ce.asked == {"refund rules"}  # no history: the typed turn
+
+
 def test_missing_reranker_warns_once_and_keeps_fused_order(small_index, embedder, capsys):
     cfg = small_index.replace(rerank_model=str(small_index.index) + "/no-such-model")
     models.reranker.cache_clear()

@@ -50,6 +50,14 @@ class QueryPlan:
         return out
 
     @property
+    def rerank(self) -> str:
+        """What the cross-encoder reads the candidates against: the turn
+        with its context (the model's standalone turn, else the joined form),
+        since it scores one query per pair and "and for size L?" alone says
+        nothing about tents.  The typed turn keeps its own channel lists."""
+        return (self.followup or self.typed).strip()
+
+    @property
     def also_searched(self) -> list[str]:
         """The queries beyond the typed turn (what the chat shows)."""
         return self.queries[1:]

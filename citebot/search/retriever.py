@@ -55,10 +55,12 @@ def _name(channel: str, i: int) -> str:
 
 
 def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
-             embed: Callable[[list[str]], np.ndarray] | None = None, cross_encoder=None) -> Retrieval:
+             embed: Callable[[list[str]], np.ndarray] | None = None, cross_encoder=None,
+             rerank_query: str | None = None) -> Retrieval:
     """Search every query on both channels, fuse, rerank, and measure the
     evidence of the final hits.  ``embed`` is None when the dense channel is
-    off; ``cross_encoder`` None keeps the fused order."""
+    off; ``cross_encoder`` None keeps the fused order; it reads the pool
+    against ``rerank_query`` (default: the first query)."""
     clock = time.perf_counter
     timings: dict[str, float] = {}
     queries = list(queries)
@@ -87,7 +89,8 @@ def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
     t0 = clock()
     pool = fused[:cfg.rerank_pool]
     if cross_encoder is not None and pool:
-        scores = cross_encoder.predict([(queries[0], h.chunk.search_text) for h in pool], batch_size=32,
+        asked = rerank_query or queries[0]
+        scores = cross_encoder.predict([(asked, h.chunk.search_text) for h in pool], batch_size=32,
                                        show_progress_bar=False)
         hits = fusion.rerank(pool, [float(s) for s in scores], cfg.final_k)
     else:
