@@ -139,6 +139,9 @@ def test_one_language_per_page_prefers_the_question_language():
     assert [h.id for h in one_language_per_page(hits, "zh")] == ["c3", "c4"]
     # Only the traditional translation was found: the base language matches.
     assert [h.id for h in one_language_per_page(paged(["en/a.md", "zh-hant/a.md"]), "zh")] == ["c2"]
+    # A traditional-script question: zh-hant exactly, else the simplified copy (same base language).
+    assert [h.id for h in one_language_per_page(hits, "zh-hant")] == ["c2", "c4"]
+    assert [h.id for h in one_language_per_page(paged(["en/a.md", "zh/a.md"]), "zh-hant")] == ["c2"]
     # A language no translation is in: the best-ranked translation.
     assert [h.id for h in one_language_per_page(hits, "bn")] == ["c1", "c4"]
 
@@ -151,3 +154,6 @@ def test_question_language_counts_words_not_letters():
     assert question_lang("what does 顺达 mean?") == "en"  # 3 words against 2 characters
     assert question_lang("ঢাকা স্টোর কি শুক্রবার খোলা থাকে?") == "bn"
     assert question_lang("App のエラー E4032") == "ja"
+    # Traditional characters name the traditional script; shared characters (的, 是) say nothing.
+    assert question_lang("這個設定是什麼意思？") == "zh-hant" and question_lang("这个设定是什么意思？") == "zh"
+    assert question_lang("what does 這個 mean?") == "en"

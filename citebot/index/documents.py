@@ -101,16 +101,25 @@ _LATIN_WORD = re.compile(r"[A-Za-z]+")
 _ALPHABETIC = ("bn", "hi", "ru", "ar")  # scripts written in words, counted as words
 
 
+# Common characters written differently in Traditional and Simplified Chinese
+# (pairs in the same order); which set a question uses names its script.
+_HANT = "們個這說時會來對為與點過還樣問題實見開關應長從無當經發機變體讓請設號頁檔數庫網絡驗證權碼錯誤處參戶傳輸環資訊認務將產種頭動組義線單讀寫執導裝載選項類"
+_HANS = "们个这说时会来对为与点过还样问题实见开关应长从无当经发机变体让请设号页档数库网络验证权码错误处参户传输环资讯认务将产种头动组义线单读写执导装载选项类"
+
+
 def question_lang(text: str) -> str:
     """The language of a question: like ``guess_lang``, but counting words
     (a CJK character counts as one): "CORSMiddleware 的 max_age 是多少秒？" is
-    Chinese though most of its letters are Latin."""
+    Chinese though most of its letters are Latin.  Chinese written in
+    Traditional characters is ``zh-hant``."""
     counts = {code: len(re.findall(f"(?:{rx.pattern})+", text)) if code in _ALPHABETIC else len(rx.findall(text))
               for code, rx in _SCRIPTS}
     if counts["ja"]:
         return "ja"
     code, n = max(counts.items(), key=lambda kv: kv[1])
-    return code if n > len(_LATIN_WORD.findall(text)) else "en"
+    if n <= len(_LATIN_WORD.findall(text)):
+        return "en"
+    return "zh-hant" if code == "zh" and sum(c in _HANT for c in text) > sum(c in _HANS for c in text) else code
 
 
 def _finish_meta(meta: dict, blocks: list[Block], fallback_title: str, rel: str = "") -> dict:

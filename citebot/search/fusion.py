@@ -54,7 +54,8 @@ def one_language_per_page(hits: list[Hit], prefer: str | None = None) -> list[Hi
     folder: ``en/a.md``, ``zh/a.md``) shown as one page: the chunks of one
     language, in the places the page's chunks held.  The language is
     ``prefer`` (the question's, when its script names one) if that
-    translation was found, else its base (``zh`` for ``zh-hant``), else
+    translation was found, else one of the same base language (``zh`` for
+    ``zh-hant`` and the other way round), else
     the language of the page's best-ranked chunk.  Pages without a language
     folder pass through unchanged.  Adds the list "pages"."""
     pages = [translation(h.chunk.source) for h in hits]  # (page, language) or None, once per hit
@@ -66,7 +67,7 @@ def one_language_per_page(hits: list[Hit], prefer: str | None = None) -> list[Hi
     for key, group in by_page.items():
         langs = [lg for _, lg in group]
         chosen = next((lg for lg in langs if lg == prefer), None) or next(
-            (lg for lg in langs if prefer and lg.split("-")[0] == prefer), None) or langs[0]
+            (lg for lg in langs if prefer and lg.split("-")[0] == prefer.split("-")[0]), None) or langs[0]
         keep[key] = [h for h, lg in group if lg == chosen]
     out: list[Hit] = []
     for h, page in zip(hits, pages):
