@@ -194,3 +194,19 @@ def test_a_fifo_in_the_folder_is_skipped_not_read_forever(tmp_path):
     cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
     report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
     assert ("pipe.md", "not a regular file") in report.skipped and len(LocalIndex.load(cfg.index)) == 6
+
+
+def test_a_damaged_index_is_rebuilt_with_the_settings_that_built_it(tmp_path):
+    from citebot.index.build import ingest
+    folder = docs(tmp_path)
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8", chunk_tokens=100, bm25_b=0.5)
+    ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    (Path(cfg.index) / "CURRENT").unlink()
+    with pytest.raises(IndexError_, match="CURRENT is missing") as e:
+        LocalIndex.load(cfg.index)
+    # No settings at hand where the index is read: the manifest's own (defaults left out: bm25_k1 1.5).
+    assert str(e.value).split("Rebuild it: ")[1] == (
+        f"python ingest.py {folder} --index {cfg.index} --set embed_model=test/hash-8 "
+        "--set chunk_tokens=100 --set bm25_b=0.5 --rebuild")
+    ingest(folder, cfg, rebuild=True, embedder=HashEmbedder(), log=lambda m: None)  # what that command runs
+    assert len(LocalIndex.load(cfg.index)) == 6

@@ -94,9 +94,25 @@ def expected_stamp(cfg) -> dict:
 STAMPED_SETTINGS = ("embed_model", "chunk_tokens", "bm25_k1", "bm25_b")
 
 
+def stamped_settings(manifest: dict) -> dict:
+    """The stamped settings (config keys) a manifest records, as far as it is readable."""
+    from citebot.search.models import E5, PACKAGED, model_name
+
+    def part(key: str) -> dict:
+        v = manifest.get(key)
+        return v if isinstance(v, dict) else {}
+    name = manifest.get("embed_model")
+    found = {"embed_model": next((s for s in (E5, PACKAGED) if model_name(s) == name), name),
+             "chunk_tokens": part("chunker").get("chunk_tokens"),
+             "bm25_k1": part("bm25").get("k1"), "bm25_b": part("bm25").get("b")}
+    return {k: v for k, v in found.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+
+
 def rebuild_command(manifest: dict, root, cfg=None) -> str:
-    """The ingest command that rebuilds this index; with ``cfg``, with every
-    stamped setting it gives other than the default."""
+    """The ingest command that rebuilds this index, with every stamped
+    setting other than the default: those ``cfg`` gives (what the asker
+    wants), else those the manifest records (a damaged index is rebuilt as
+    it was built)."""
     from citebot.config import Config
 
     manifest = manifest if isinstance(manifest, dict) else {}
@@ -106,8 +122,8 @@ def rebuild_command(manifest: dict, root, cfg=None) -> str:
         where = (f"--set backend=milvus --set milvus_uri={shlex.quote(str(manifest.get('milvus_uri')))} "
                  f"--set milvus_collection={shlex.quote(str(manifest.get('milvus_collection')))}")
     default = Config()
-    sets = "".join(f" --set {k}={shlex.quote(str(getattr(cfg, k)))}" for k in STAMPED_SETTINGS
-                   if cfg is not None and getattr(cfg, k) != getattr(default, k))
+    given = {k: getattr(cfg, k) for k in STAMPED_SETTINGS} if cfg is not None else stamped_settings(manifest)
+    sets = "".join(f" --set {k}={shlex.quote(str(v))}" for k, v in given.items() if v != getattr(default, k))
     folder = manifest.get("source_folder")
     return f"python ingest.py {shlex.quote(str(folder)) if folder else 'FOLDER'} {where}{sets}{include} --rebuild"
 
