@@ -232,6 +232,16 @@ def test_units_split_inline_lists_and_keep_enumerators_with_their_text():
         "Refunds go to the original card.", "one item", "two wrapped"]
 
 
+def test_a_full_stop_after_a_title_month_or_e_g_ends_no_sentence():
+    assert ex_mod.units("Ask Dr. Chen on Jan. 5 at the desk. Then leave.") == [
+        "Ask Dr. Chen on Jan. 5 at the desk.", "Then leave."]
+    assert ex_mod.units("Use a framework, e.g. FastAPI. It works. J. Smith wrote it.") == [
+        "Use a framework, e.g. FastAPI.", "It works.", "J. Smith wrote it."]
+    # "etc." ends a sentence as often as not; a lone enumerator still belongs to its heading.
+    assert ex_mod.units("Sizes S, M, etc. Returns are free.") == ["Sizes S, M, etc.", "Returns are free."]
+    assert ex_mod.units("A. Warranty periods start at purchase.") == ["A. Warranty periods start at purchase."]
+
+
 def test_the_quote_is_consecutive_sentences_of_one_chunk():
     ctx = answer_ctx.Context([
         hit(2, "Tents fold small. Refund requests open in Orders. Refunds reach the card in 14 days. Stoves ship free."),
@@ -281,6 +291,21 @@ def test_a_unit_of_the_asked_kind_leads_when_it_scores_close():
     ex = ex_mod.compose(scored, 0.1, 3, ex_mod.answer_type(q))
     # ... and only it says how long; the first chunk still adds "floor", a part the lead quote lacks.
     assert ex.text == "“Tent warranty lasts 5 years.” [2]\n“The tent floor warranty covers leaks.” [1]"
+
+
+def test_a_row_of_the_asked_kind_leads_only_when_it_holds_what_the_best_holds():
+    head = "| Destination | Price |\n|---|---|\n"
+    ctx = answer_ctx.Context([hit(1, head + "| China | not offered |\n| Canada | $25 |")])
+    q = "how much does shipping to China cost?"  # much, ship, china, cost
+    scored = ex_mod.score_units(q, [dict.fromkeys(terms(q)[0], 1.0)], ctx, IDF())
+    # China row: china 1/4 (the heading "Doc H" holds nothing) = 0.25; Canada row: 0.15 for its price.
+    assert [(s.unit.text, round(s.score, 2)) for s in scored] == [
+        ("Destination: China; Price: not offered", 0.25), ("Destination: Canada; Price: $25", 0.15)]
+    # 0.15 < LEAD 0.8 * 0.25 anyway; at 0.22 it is close enough, but it lacks "china", which the best holds.
+    close = [scored[0], ex_mod.Scored(scored[1].unit, 0.22, 0.22, scored[1].terms)]
+    assert ex_mod.compose(close, 0.1, 1, ex_mod.answer_type(q)).text == (
+        head + "| China | not offered | [1]")
+    # A sentence of the asked kind still leads without every term (test above: "floor").
 
 
 def test_the_chunk_retrieval_ranked_first_leads_the_quote_by_top_chunk():

@@ -38,6 +38,10 @@ from citebot.search.models import on_scale
 # A sentence ends at . ! ? before a capital, digit or quote, after CJK/Devanagari
 # enders, and before an inline list item (" - Tents are ...", as PDF text reads).
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(“])|(?<=[。！？।])|(?<=[.!?:;])\s+(?=[-•*]\s)")
+# A full stop after these ends no sentence ("Dr. Chen", "Jan. 5", "e.g. FastAPI",
+# "J. Smith").  "etc." is left out: it ends a sentence about as often as not.
+_ABBREV = re.compile(r"(?:^|[\s(])(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|cf|approx|No|Fig|Eq|Vol|Inc|Ltd|Corp|Jan|Feb|Mar|Apr"
+                     r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|e\.g|i\.e|[A-Z])\.$")
 _ENUMERATOR = re.compile(r"^(?:\d+|[a-zA-Z])[.)]$")
 _BULLET = re.compile(r"^[-•*]\s+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -90,7 +94,12 @@ def _block_units(block: str) -> list[tuple[str, str, str]]:
             items[-1].append(line.strip())  # a soft-wrapped line continues its sentence
     out: list[tuple[str, str, str]] = []
     for item in items:
-        parts = [s.strip() for s in _SENT.split(" ".join(item)) if s.strip()]
+        parts: list[str] = []
+        for s in (s.strip() for s in _SENT.split(" ".join(item))):
+            if s and parts and _ABBREV.search(parts[-1]) and not _ENUMERATOR.match(parts[-1]):
+                parts[-1] = f"{parts[-1]} {s}"
+            elif s:
+                parts.append(s)
         for j, s in enumerate(parts):
             if j and _ENUMERATOR.match(parts[j - 1]):  # "1." of "1. Warranty periods" belongs to its heading
                 s = f"{parts[j - 1]} {s}"
@@ -272,7 +281,7 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
             idf: Mapping[str, float] | None = None, strongest: int | None = None) -> Extract:
     """The quotes; ``kind`` is what an answer must hold (a duration for "how
     long"): a unit holding it leads when it scores within ``LEAD`` of the
-    best; ``idf`` weighs the question's terms (a second quote must add
+    best (a table row only when it holds the best unit's question terms too); ``idf`` weighs the question's terms (a second quote must add
     ``PART`` of their mass); ``strongest``: the number of the strongest chunk
     shown (the last), whose units get ``TOP_CHUNK`` when the lead is chosen.
     Every threshold (``min_score``, ``LEAD``, ``SECOND``) reads the units' own
@@ -289,7 +298,11 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     ranked = sorted(scored, key=lambda s: (-chosen(s), -s.unit.n, s.unit.i))
     best = next(s for s in ranked if s.score >= min_score)
     if kind is not None and not kind.search(best.unit.text):
-        best = next((s for s in ranked if s.score >= LEAD * best.score and kind.search(s.unit.text)), best)
+        # A table row must also hold every question term the best unit holds:
+        # rows differ by what their first cells name, and the Canada row's
+        # price does not answer "shipping to China", whose row says none.
+        best = next((s for s in ranked if s.score >= LEAD * best.score and kind.search(s.unit.text)
+                     and (s.unit.kind != "row" or s.terms >= best.terms)), best)
     quotes = [_window(best, scored, max_units)]
     covered = set().union(*(s.terms for s in scored if s.unit in quotes[0]))
     mass = idf or {}
