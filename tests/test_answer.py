@@ -240,6 +240,9 @@ def test_a_full_stop_after_a_title_month_or_e_g_ends_no_sentence():
     # "etc." ends a sentence as often as not; a lone enumerator still belongs to its heading.
     assert ex_mod.units("Sizes S, M, etc. Returns are free.") == ["Sizes S, M, etc.", "Returns are free."]
     assert ex_mod.units("A. Warranty periods start at purchase.") == ["A. Warranty periods start at purchase."]
+    # A sentence may open with code or bold, as technical docs' sentences do.
+    assert ex_mod.units("Values are `dev`. `fastapi run` leaves it. **FastAPI** has one.") == [
+        "Values are `dev`.", "`fastapi run` leaves it.", "**FastAPI** has one."]
 
 
 def test_the_quote_is_consecutive_sentences_of_one_chunk():
@@ -306,6 +309,27 @@ def test_a_row_of_the_asked_kind_leads_only_when_it_holds_what_the_best_holds():
     assert ex_mod.compose(close, 0.1, 1, ex_mod.answer_type(q)).text == (
         head + "| China | not offered | [1]")
     # A sentence of the asked kind still leads without every term (test above: "floor").
+
+
+def test_a_unit_the_embedder_did_not_score_stays_on_the_same_scale():
+    import numpy as np
+    strong = " ".join(f"Dependencies are declared in step {i}." for i in range(10))
+    ctx = answer_ctx.Context([hit(2, "Dependencies of the old release are unsupported."), hit(1, strong)])
+
+    def embed(texts):  # every unit at cosine 0.3 to the question
+        return np.array([[1.0, 0.0]] + [[0.3, (1 - 0.09) ** 0.5]] * (len(texts) - 1))
+    scored = ex_mod.score_units("dependencies", [{"depend": 1.0}], ctx, IDF(), embed, embed_top=10)
+    # All 11 units hold the one term (lexical 1).  The ten embedded: 0.5 + 0.5 * 0.3 = 0.65; the one left
+    # out counts cosine 0: 0.5 (it kept its bare 1.0 and outranked them all).
+    assert [round(s.score, 2) for s in scored] == [0.65] * 10 + [0.5] and scored[-1].unit.n == 1
+    assert ex_mod.compose(scored, 0.3, 1, strongest=2).text.startswith("“Dependencies are declared in step")
+
+
+def test_when_asks_for_a_time_only_before_a_verb_and_may_is_no_month():
+    assert ex_mod.answer_type("What error does FastAPI return when a required field is missing?") is None
+    when = ex_mod.answer_type("normally when does the code after yield run?")
+    assert when is ex_mod.answer_type("What time do you open?") is ex_mod.answer_type("这个版本什么时候发布？")
+    assert not when.search("Query parameters may be required.") and when.search("Released in May 2024.")
 
 
 def test_the_chunk_retrieval_ranked_first_leads_the_quote_by_top_chunk():

@@ -11,7 +11,8 @@ and whole code blocks.  Each unit is scored against the question:
               A unit of the question's answer type adds ``TYPE_BONUS``.
     score   = 0.5 * lexical + 0.5 * cosine(question, unit) for the
               ``embed_top`` lexically best units when an embedder is given
-              (embedding every unit would cost ~1 s on a laptop CPU).
+              (embedding every unit would cost ~1 s on a laptop CPU), and
+              0.5 * lexical for the rest (cosine 0: one scale for all).
 
 The answer quotes one to three *consecutive* units of the best unit's chunk
 (choosing it, the units of the strongest chunk shown count ``TOP_CHUNK``
@@ -37,7 +38,7 @@ from citebot.search.models import on_scale
 
 # A sentence ends at . ! ? before a capital, digit or quote, after CJK/Devanagari
 # enders, and before an inline list item (" - Tents are ...", as PDF text reads).
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(“])|(?<=[。！？।])|(?<=[.!?:;])\s+(?=[-•*]\s)")
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(“`]|\*\*)|(?<=[。！？।])|(?<=[.!?:;])\s+(?=[-•*]\s)")
 # A full stop after these ends no sentence ("Dr. Chen", "Jan. 5", "e.g. FastAPI",
 # "J. Smith").  "etc." is left out: it ends a sentence about as often as not.
 _ABBREV = re.compile(r"(?:^|[\s(])(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|cf|approx|No|Fig|Eq|Vol|Inc|Ltd|Corp|Jan|Feb|Mar|Apr"
@@ -161,9 +162,14 @@ ANSWER_TYPES = [
      re.compile(_DURATION, re.I)),
     (re.compile(r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|多少钱|费用|কত টাকা", re.I),
      re.compile(r"[$€£¥]\s?\d|\d+(?:\.\d+)?\s*(?:元|dollars?|usd|eur|%|টাকা)", re.I)),
-    (re.compile(r"\bwhen\b|\bwhat time\b|\bopening hours\b|几点", re.I),
+    # "when" asks for a time only before a verb ("when does it run?"); "what
+    # does it return when a field is missing?" asks for something else.  Month
+    # names are capitalised: "may" is a modal verb.
+    (re.compile(r"\bwhen (?:do|does|did|is|are|was|were|will|would|can|could|should|shall|has|have|had)\b"
+                r"|\b(?:until|since) when\b|\bwhat (?:time|date|day|year)\b|\bwhich (?:date|day|year)\b"
+                r"|\bopening hours\b|几点|什么时候|何时", re.I),
      re.compile(r"\d{1,2}(?::\d\d)?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
-                r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b"
+                r"(?-i:\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b)"
                 r"|\b(?:1[89]|20)\d\d\b|\d{4}-\d\d-\d\d|\d+\s*年|\d+\s*月", re.I)),
     (re.compile(r"\bhow many\b|\bhow big\b|\bhow large\b|\bwhat (?:is the )?(?:number|size|limit|maximum|minimum)\b"
                 r"|多少|几个|多大", re.I),
@@ -228,8 +234,11 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
         vecs = embed([s.unit.text for s in top])
     cos = on_scale(vecs @ question_vector, cosine_scale)
     mixed = [Scored(s.unit, 0.5 * s.lexical + 0.5 * max(float(c), 0.0), s.lexical, s.terms) for s, c in zip(top, cos)]
+    # A unit left unembedded counts cosine 0, so every score is on one scale
+    # (left at its bare lexical score, it outranked the embedded units).
+    rest = [Scored(s.unit, 0.5 * s.lexical, s.lexical, s.terms) for s in cands[embed_top:]]
     mixed.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
-    return mixed + cands[embed_top:]
+    return sorted(mixed + rest, key=lambda s: (-s.score, -s.unit.n, s.unit.i))
 
 
 def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
