@@ -34,6 +34,19 @@ def test_term_in_exactly_half_the_chunks_still_counts():
     assert [r for r, _ in bm25.top_k(p, ["refund"], np.ones(4, bool), k=10)] == [0, 1]
 
 
+def test_ties_at_the_cut_go_to_the_first_rows():
+    p = postings([["alpha"], ["alpha"], ["beta"], ["alpha", "beta"]])
+    # N 4, avgdl 1.25, idf(alpha, df 3) = ln(1 + 1.5 / 3.5) = 0.3567: rows 0 and 1 tie at
+    # 0.3567 * 2.2 / (1 + 1.2 * (0.25 + 0.75 / 1.25)) = 0.3885; row 3 (both terms) and row 2 (beta, df 2,
+    # so a higher idf) lead.  k = 3 cuts the tie: row 0 stays.
+    assert [r for r, _ in bm25.top_k(p, ["alpha", "beta"], np.ones(4, bool), k=3)] == [3, 2, 0]
+    rng = np.random.default_rng(0)
+    for _ in range(200):  # any cut of any tied scores: the sorted list's first k
+        s = rng.integers(0, 4, 40).astype(float)
+        rows, _ = bm25.best_k(np.arange(40), s, 7)
+        assert list(rows) == sorted(range(40), key=lambda r: (-s[r], r))[:7]
+
+
 def test_filtered_rows_only_are_ranked():
     p = postings([["refund"], ["refund", "refund"], ["tent"]])
     assert [r for r, _ in bm25.top_k(p, ["refund"], np.array([True, False, True]), k=10)] == [0]

@@ -112,16 +112,12 @@ class LocalIndex:
             if n_allowed < len(mask):
                 sims = np.where(mask, sims, -np.inf)
             rows = None
-        if len(sims) > k:
-            top = np.argpartition(-sims, k - 1)[:k]
-        else:
-            top = np.arange(len(sims))
-        top = top[sims[top] > 0]  # cosine <= 0: not a hit
-        rows, sims = (top if rows is None else rows[top]), sims[top]
-        order = np.lexsort((rows, -sims))
-        chunks = self._lazy([int(rows[j]) for j in order])
-        return [Hit(c, rank=i, score=float(sims[j]), ranks={"dense": i}, scores={"dense": float(sims[j])})
-                for i, (c, j) in enumerate(zip(chunks, order), 1)]
+        hit = sims > 0  # cosine <= 0: not a hit
+        rows = np.flatnonzero(hit) if rows is None else rows[hit]
+        rows, sims = bm25.best_k(rows, sims[hit], k)
+        chunks = self._lazy([int(r) for r in rows])
+        return [Hit(c, rank=i, score=float(v), ranks={"dense": i}, scores={"dense": float(v)})
+                for i, (c, v) in enumerate(zip(chunks, sims), 1)]
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         return self._get_rows([self._row[i] for i in ids])

@@ -142,10 +142,21 @@ def top_k(p: Postings, terms: Sequence[str], allowed: np.ndarray, k: int, k1: fl
         return []
     s = scores(p, terms, k1, b)
     rows = np.flatnonzero((s > 0) & allowed)
+    rows, best = best_k(rows, s[rows], k)
+    return [(int(r), float(v)) for r, v in zip(rows, best)]
+
+
+def best_k(rows: np.ndarray, s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` best (row, score) pairs, score descending, ties by row.
+    Every row tied with the k-th best is kept until the sort (argpartition
+    alone picks an arbitrary one of them, so the cut depended on memory
+    order, not on the rule)."""
     if len(rows) > k:
-        rows = rows[np.argpartition(-s[rows], k - 1)[:k]]
-    order = np.lexsort((rows, -s[rows]))
-    return [(int(rows[j]), float(s[rows[j]])) for j in order]
+        kth = np.partition(-s, k - 1)[k - 1]
+        keep = -s <= kth
+        rows, s = rows[keep], s[keep]
+    order = np.lexsort((rows, -s))[:k]
+    return rows[order], s[order]
 
 
 def reference_scores(tokenized: Sequence[Sequence[str]], query: Sequence[str], rows: Sequence[int],
