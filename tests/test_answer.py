@@ -43,6 +43,16 @@ def test_all_citations_invalid_means_no_cited():
     assert c.text == "Refunds take 60 days." and c.cited == [] and c.stripped == 1
 
 
+def test_a_stripped_citation_takes_the_comma_that_listed_it():
+    text = "Sources [1], [7]. Then [3], [8], [2]; done [2];"
+    assert clean_citations(text, n_shown=3).text == "Sources [1]. Then [3], [2]; done [2];"
+    for cut in range(1, len(text)):  # streamed in two pieces at every place: the same, and never shown then taken back
+        stream = AnswerStream(3)
+        head = stream.feed(text[:cut]) + stream.feed(text[cut:])
+        tail, cleaned = stream.finish()
+        assert head + tail == cleaned.text == "Sources [1]. Then [3], [2]; done [2];"
+
+
 def test_stripped_citation_leaves_no_gap_but_code_keeps_its_indent():
     c = clean_citations("Use this [7] command:\n\n```\nif x:\n    run()\n```", n_shown=2)
     assert c.text == "Use this command:\n\n```\nif x:\n    run()\n```"
@@ -148,7 +158,8 @@ def test_a_strongest_chunk_bigger_than_the_budget_is_cut_to_fit_not_dropped():
     ctx = answer_ctx.select_context(hits, {h.id: ev() for h in hits}, CFG.replace(context_tokens=budget))
     strongest = ctx.shown[-1]
     assert strongest.id == "c1" and strongest.chunk.text.startswith("```python\nvalue_0 = compute(0)")
-    assert strongest.chunk.text.endswith(answer_ctx.CUT_NOTE)
+    # The cut fell inside the code block: it is closed before the note, so the note is not code.
+    assert strongest.chunk.text.endswith("\n```" + answer_ctx.CUT_NOTE)
     assert sum(tokens.count(answer_ctx.source_block(n, h)) for n, h in enumerate(ctx.shown, 1)) <= budget
 
 
@@ -167,6 +178,19 @@ def test_context_respects_token_budget():
     assert [h.id for h in ctx.shown] == ["c3", "c1"]
     assert ("c2", "budget") in [(h.id, why) for h, why in ctx.dropped]
     assert sum(tokens.count(answer_ctx.source_block(n, h)) for n, h in enumerate(ctx.shown, 1)) <= budget
+
+
+def test_the_separators_between_sources_count_against_the_budget():
+    hits = [hit(1, "Short first chunk about refunds."), hit(3, "Another short chunk about tents.")]
+    blocks = sum(tokens.count(answer_ctx.source_block(0, h)) for h in hits)
+    evs = {h.id: ev() for h in hits}
+    # The two blocks alone fit exactly, but the prompt joins them with "\n\n": one token more than the budget.
+    assert [h.id for h in answer_ctx.select_context(hits, evs, CFG.replace(context_tokens=blocks)).shown] == ["c1"]
+    ctx = answer_ctx.select_context(hits, evs, CFG.replace(context_tokens=blocks + tokens.count("\n\n")))
+    assert [h.id for h in ctx.shown] == ["c3", "c1"]
+    _, user = answer_ctx.build_prompt("q", ctx)
+    sources = answer_ctx.SEPARATOR.join(answer_ctx.source_block(n, h) for n, h in enumerate(ctx.shown, 1))
+    assert sources in user and tokens.count(sources) <= blocks + tokens.count("\n\n")
 
 
 def test_refusal_detection():

@@ -42,6 +42,7 @@ _HOLD_LIMIT = 200  # ... unless it runs this long: then it is text
 _INLINE_LIMIT = 2000  # an inline code span still open after this many characters is a stray backtick
 _SOURCES_LINE = re.compile(r"\n\s*(?:sources?|references?)\s*:[\s\[\]\d,\-–]*$", re.I)
 _WORD = re.compile(r"\w")
+_LISTED = re.compile(r"\][,;]$")  # a citation with a list separator after it
 
 
 def parse_group(body: str) -> list[int]:
@@ -178,6 +179,8 @@ class AnswerStream:
             self.marks.extend(good)
             if good:
                 self._append("[" + ", ".join(map(str, good)) + "]")
+            elif nums and _LISTED.search(self.body):
+                self.body = self.body[:-1]  # "[1], [7]." is "[1]." once [7] goes: the comma listed it
             pos = m.end()
         self._append(text[pos:])
 
@@ -207,8 +210,10 @@ class AnswerStream:
                 self.deciding = False
             else:
                 return ""
-        out = self.body[self.shown:]
-        self.shown = len(self.body)
+        # A comma after a citation is held back: the next citation may be stripped, and the comma with it.
+        end = len(self.body) - (1 if _LISTED.search(self.body) else 0)
+        out = self.body[self.shown:end]
+        self.shown = max(self.shown, end)
         return out
 
 

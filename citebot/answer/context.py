@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from citebot import tokens
 from citebot.answer import prompts
 from citebot.config import REFUSAL
+from citebot.index import markdown
 from citebot.schema import Chunk, Evidence, Hit
 from citebot.search import analyzer
 from citebot.search.evidence import is_evidence
@@ -39,6 +40,7 @@ def covered(a: str, b: str) -> float:
 
 
 CUT_NOTE = "\n[… cut to fit the context budget]"
+SEPARATOR = "\n\n"  # between two source blocks in the prompt
 
 
 def select_context(hits: list[Hit], evidence: dict[str, Evidence], cfg) -> Context:
@@ -50,7 +52,9 @@ def select_context(hits: list[Hit], evidence: dict[str, Evidence], cfg) -> Conte
             dropped.append((h, "floor"))
         elif any(covered(h.chunk.text, k.chunk.text) >= cfg.dedup_overlap for k in kept):
             dropped.append((h, "duplicate"))
-        elif used + (cost := tokens.count(source_block(0, h))) > cfg.context_tokens:
+        # a block after the first costs the separator build_prompt joins them with, too
+        elif used + (cost := tokens.count(source_block(0, h)) + (tokens.count(SEPARATOR) if kept else 0)
+                     ) > cfg.context_tokens:
             if not kept and (cut := _cut_to_fit(h, cfg.context_tokens)) is not None:
                 kept.append(cut)
                 used += tokens.count(source_block(0, cut))
@@ -66,10 +70,17 @@ def _cut_to_fit(h: Hit, budget: int) -> Hit | None:
     """The hit with its text cut so its source block fits ``budget`` tokens
     (None when not even the heading line fits)."""
     frame = tokens.count(source_block(0, replace(h, chunk=_with_text(h.chunk, CUT_NOTE.strip()))))
-    room = budget - frame - 2
+    room = budget - frame - 2 - tokens.count("\n" + "`" * 8)  # room to close a code block the cut leaves open
     if room < 20:
         return None
-    return replace(h, chunk=_with_text(h.chunk, tokens.truncate(h.chunk.text, room).rstrip() + CUT_NOTE))
+    text = tokens.truncate(h.chunk.text, room).rstrip()
+    opener = None  # a code block the cut leaves open is closed, or the note and the question read as code
+    for line in text.split("\n"):
+        if opener is None:
+            opener = markdown.fence_open(line)
+        elif markdown.fence_closes(line, opener):
+            opener = None
+    return replace(h, chunk=_with_text(h.chunk, text + (f"\n{opener}" if opener else "") + CUT_NOTE))
 
 
 def _with_text(chunk, text: str) -> Chunk:
@@ -84,6 +95,6 @@ def source_block(n: int, h: Hit) -> str:
 
 
 def build_prompt(question: str, ctx: Context) -> tuple[str, str]:
-    sources = "\n\n".join(source_block(n, h) for n, h in enumerate(ctx.shown, 1))
+    sources = SEPARATOR.join(source_block(n, h) for n, h in enumerate(ctx.shown, 1))
     return (prompts.ANSWER_SYSTEM.format(refusal=REFUSAL),
             prompts.ANSWER_USER.format(sources=sources, question=question))
