@@ -176,6 +176,20 @@ def test_an_index_inside_the_documents_folder_never_indexes_itself(tmp_path):
     assert {c.source for c in LocalIndex.load(cfg.index).scan(Scope.everything())} == {"a.md"}
 
 
+def test_another_index_inside_the_documents_folder_is_never_read_and_leaks_nothing(tmp_path):
+    folder = tmp_path / "docs"
+    write(folder / "pub.md", "# Public\n\nOpening hours are nine to five.\n")
+    write(folder / "staff.md", "---\naudience: staff\n---\n# Vault\n\nThe vault code is XQ7781.\n")
+    old = Config(index=str(folder / "old-idx"), embed_model="test/hash-8")
+    ingest(folder, old, embedder=HashEmbedder(), log=lambda m: None)  # an earlier index, left in the folder
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert ("old-idx/", "a citebot index; never read as documents") in report.skipped
+    index = LocalIndex.load(cfg.index)
+    assert {c.source for c in index.scan(Scope.everything())} == {"pub.md", "staff.md"}
+    assert index.sparse_search(["xq7781"], Scope(), 10) == []  # its terms.txt held the staff page's words
+
+
 @pytest.mark.parametrize("name,text", [
     ("a.html", "---\naudience: staff\n---\n<html><body><p>Secret.</p></body></html>\n"),  # Jekyll-style HTML
     ("a.md", "<!-- internal page -->\n---\naudience: staff\n---\n# Vault\n\nSecret.\n"),  # a comment first

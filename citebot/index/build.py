@@ -75,6 +75,12 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
         skipped.append((where + "/", f"folder cannot be listed: {e.strerror}"))
     for dirpath, dirnames, filenames in os.walk(folder, onerror=unreadable, followlinks=follow_links):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not excluded(Path(dirpath) / d))
+        for d in [d for d in dirnames if is_index(Path(dirpath) / d)]:
+            # Another citebot index (an older one, another model's): its terms.txt lists every
+            # chunk's words, restricted ones too, and would be served as a public page.
+            dirnames.remove(d)
+            skipped.append(((Path(dirpath) / d).relative_to(folder).as_posix() + "/",
+                            "a citebot index; never read as documents"))
         for name in sorted(filenames):
             p = Path(dirpath) / name
             rel = p.relative_to(folder)
@@ -95,6 +101,15 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
                 continue
             found.append(p)
     return sorted(found)
+
+
+def is_index(path: Path) -> bool:
+    """Whether ``path`` holds a local citebot index (its pointer or a generation)."""
+    try:
+        return (path / "CURRENT").is_file() or any(g.is_dir() and (g / "manifest.json").is_file()
+                                                   for g in path.glob("gen-*"))
+    except OSError:
+        return False
 
 
 def text_key(c: Chunk) -> str:
