@@ -75,7 +75,9 @@ def readable(text: str) -> str:
 
 def citation(n: int, h: Hit) -> dict:
     c = h.chunk
-    return {"n": n, "chunk_id": c.id, "source": c.source, "lines": [c.start, c.end], "title": c.title}
+    # "page" for a PDF: its lines are counted from 1 on each page, so lines alone name no place
+    return {"n": n, "chunk_id": c.id, "source": c.source, "page": c.page, "lines": [c.start, c.end],
+            "title": c.title}
 
 
 class Engine:

@@ -187,7 +187,7 @@ def test_one_shot_json_and_exit_codes(sample_index, tmp_path):
     data = json.loads(r.stdout)
     assert set(data) >= {"answer", "citations", "refused", "stripped_citations", "queries", "incomplete", "trace"}
     assert data["citations"][0]["source"] == "troubleshooting/app-error-codes.md" and data["refused"] is False
-    assert set(data["citations"][0]) == {"n", "chunk_id", "source", "lines", "title"}
+    assert set(data["citations"][0]) == {"n", "chunk_id", "source", "page", "lines", "title"}
     assert run_bot("--json").returncode == 2  # usage error
     r = run_bot("--ask", "x", "--index", str(tmp_path / "none"), env_extra={"CITEBOT_DATA_DIR": str(tmp_path)})
     assert r.returncode == 1 and "python ingest.py" in r.stderr

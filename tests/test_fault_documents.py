@@ -226,3 +226,22 @@ def test_documents_that_turn_unreadable_leave_the_index_not_stay_public(tmp_path
     write(folder / "a.md", "---\naudience: staff\naudience: staff\n---\n# A\n\nIGUANA staff text.\n")
     report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
     assert report.removed == ["a.md"] and list(LocalIndex.load(cfg.index).scan(Scope.everything())) == []
+
+
+def test_a_pdf_citation_names_its_page(tmp_path, embedder):
+    from citebot.chat import render
+    from citebot.engine import Engine
+    from citebot.index.store import open_index
+    from citebot.search.models import Models
+
+    from conftest import tiny_pdf
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    tiny_pdf(folder / "manual.pdf", [["Cover page of the manual."], ["The doohickey pressure is 9 bar."]])
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="packaged", use_gate=False)
+    ingest(folder, cfg, embedder=embedder, log=lambda m: None)
+    turn = Engine(open_index(cfg), cfg, Models(embedder)).ask("what is the doohickey pressure?")
+    # Lines are counted from 1 on each page: "line 1" alone would name both pages.
+    assert [(c["source"], c["page"], c["lines"]) for c in turn.citations] == [("manual.pdf", 2, [1, 1])]
+    assert "manual.pdf, p. 2, line 1" in render.sources_text(turn)
+    assert "manual.pdf p. 2:1-1" in render.why_text(turn)

@@ -27,7 +27,8 @@ def trace(turn: Turn) -> dict:
     chunks = []
     for h in r.hits:
         ev = r.evidence.get(h.id)
-        chunks.append({"id": h.id, "source": h.chunk.source, "lines": [h.chunk.start, h.chunk.end],
+        chunks.append({"id": h.id, "source": h.chunk.source, "page": h.chunk.page,
+                       "lines": [h.chunk.start, h.chunk.end],
                        "bm25_rank": h.channel_rank("bm25"), "dense_rank": h.channel_rank("dense"),
                        "fused_rank": h.ranks.get("rrf"), "rerank_score": h.scores.get("rerank"),
                        "cosine": None if ev is None or ev.cosine is None else round(ev.cosine, 4),
@@ -50,6 +51,10 @@ def turn_json(turn: Turn) -> dict:
             "error": turn.error, "trace": trace(turn)}
 
 
+def _page(page: int | None) -> str:
+    return f" p. {page}" if page else ""
+
+
 def sources_text(turn: Turn | None) -> str:
     if turn is None or not turn.citations:
         return "No sources yet."
@@ -57,6 +62,7 @@ def sources_text(turn: Turn | None) -> str:
     for c in turn.citations:
         a, b = c["lines"]
         where = f"line {a}" if a == b else f"lines {a}-{b}"
+        where = f"p. {c['page']}, {where}" if c.get("page") else where
         lines.append(f"  [{c['n']}] {safe_line(c['title'])} — {safe_line(c['source'])}, {where}")
     return "\n".join(lines)
 
@@ -91,7 +97,7 @@ def why_text(turn: Turn | None) -> str:
         outcome = f"shown [{c['shown_as']}]" if c["shown_as"] else f"dropped ({c['dropped']})"
         out.append(f"{c['id']:18} {c['bm25_rank'] or '-':>4} {c['dense_rank'] or '-':>5} {c['fused_rank'] or '-':>5} "
                    f"{_num(c['rerank_score'], 7, '{:.3f}')} {_num(c['cosine'], 5)} {_num(c['coverage'], 5)}  "
-                   f"{outcome} {safe_line(c['source'])}:{c['lines'][0]}-{c['lines'][1]}")
+                   f"{outcome} {safe_line(c['source'])}{_page(c['page'])}:{c['lines'][0]}-{c['lines'][1]}")
     if not t["chunks"]:
         out.append("(no chunk matched)")
     if t.get("refusal_reason"):
