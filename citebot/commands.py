@@ -48,8 +48,9 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: b
     if args.ask is None:
         from citebot.search.models import missing_reranker
 
+        note = missing_reranker(cfg)  # before the loader thread starts: it would warn on stderr as well
         engine.models.warm(cfg)  # the prompt is up while the models load
-        return Chat(convo, note=missing_reranker(cfg)).run()
+        return Chat(convo, note=note).run()
     try:
         if args.json:
             turn = convo.ask(args.ask)

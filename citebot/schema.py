@@ -58,8 +58,9 @@ class Scope:
     @classmethod
     def build(cls, audience: str | None = None, tenant: str | None = None, lang: str | None = None,
               include_superseded: bool = False) -> Scope:
-        # Staff see what the public sees plus staff documents.
-        audiences = {"public"} | ({audience} if audience else set())
+        # Staff see what the public sees plus staff documents.  Front matter's
+        # values are read lower-cased, so "--audience Staff" means staff.
+        audiences = {"public"} | ({audience.strip().lower()} if audience and audience.strip() else set())
         statuses = {"current"} | ({"superseded"} if include_superseded else set())
         langs = frozenset(x.strip().lower() for x in lang.split(",")) if lang else None
         return cls(frozenset(statuses), frozenset(audiences), langs, tenant or None)

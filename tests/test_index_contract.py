@@ -106,6 +106,9 @@ def test_get_scan_and_vectors(index):
     assert {c.id for c in index.scan(PUBLIC)} == {"c1", "c2", "c3"}
     assert {c.id for c in index.scan(Scope.build(audience="staff", include_superseded=True))} == \
         {"c1", "c2", "c3", "c4", "c5"}
+    # Front matter's values are read lower-cased: "--audience Staff" is staff.
+    assert {c.id for c in index.scan(Scope.build(audience=" Staff ", include_superseded=True))} == \
+        {"c1", "c2", "c3", "c4", "c5"}
     assert {c.id for c in index.scan(Scope.everything())} == {c.id for c in CHUNKS}
     assert np.allclose(index.vectors(["c2", "c6"]), [[0.6, 0.8, 0], [0, 1, 0]])
 
