@@ -58,7 +58,7 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: b
                 return cli.fail(turn.error)
             print(cli.json_text(render.turn_json(turn), indent=2))
             return cli.EXIT_OK
-        turn = answer_to(convo, args.ask, sys.stdout)
+        turn = answer_to(convo, args.ask, sys.stdout, notes=sys.stderr)  # answers on stdout, diagnostics on stderr
     except _runtime_errors() as e:  # a model that would not load, an index the model does not fit ...
         return cli.fail(str(e))
     return cli.EXIT_FAIL if turn.error else cli.EXIT_OK

@@ -193,6 +193,14 @@ def test_one_shot_json_and_exit_codes(sample_index, tmp_path):
     assert r.returncode == 1 and "python ingest.py" in r.stderr
 
 
+def test_one_shot_answers_on_stdout_and_diagnostics_on_stderr(sample_index, tmp_path):
+    r = run_bot("--ask", "how do I get my money back?", "--index", sample_index.index,
+                env_extra={"CITEBOT_DATA_DIR": str(tmp_path), "CITEBOT_USE_RERANK": "0"})
+    assert r.returncode == 0, r.stderr
+    assert "(also searched: how do I get my refund?)" in r.stderr and "also searched" not in r.stdout
+    assert r.stdout.startswith("“") and "Sources:" in r.stdout
+
+
 def test_every_turn_with_history_is_condensed_by_the_model(fake, sample_engine, tmp_path):
     c = convo(sample_engine, tmp_path)
     c.history = ["what frame size should I get if I'm 175 cm tall?"]

@@ -55,15 +55,22 @@ class Conversation:
             pass  # a read-only data dir must not break the answer
 
 
-def answer_to(convo: Conversation, text: str, out) -> Turn:
-    """Ask, streaming the answer to ``out``, then the notes and the sources."""
-    def say(s: str, end: str = "\n") -> None:
-        out.write(s + end)
-        out.flush()
+def answer_to(convo: Conversation, text: str, out, notes=None) -> Turn:
+    """Ask, streaming the answer to ``out``, then the notes and the sources.
+    ``notes`` (default ``out``) gets the diagnostics: what else was searched,
+    how many citation numbers were removed; ``--ask`` sends them to stderr.
+    Warnings about the answer itself (incomplete, unsupported) stay with it."""
+    notes = notes or out
+
+    def say(s: str, end: str = "\n", to=None) -> None:
+        to = to or out
+        to.write(s + end)
+        to.flush()
 
     def on_plan(plan) -> None:
         if plan.also_searched:  # show what else was searched
-            say(dim("(also searched: " + " | ".join(safe_line(q) for q in plan.also_searched) + ")", out))
+            say(dim("(also searched: " + " | ".join(safe_line(q) for q in plan.also_searched) + ")", notes),
+                to=notes)
 
     turn = convo.ask(text, on_text=lambda t: say(safe(t), end=""), on_plan=on_plan)
     if turn.error:
@@ -75,7 +82,7 @@ def answer_to(convo: Conversation, text: str, out) -> Turn:
         say(f"(incomplete: {safe_line(turn.incomplete)} — do not rely on this answer)")
     if turn.stripped:
         say(dim(f"({turn.stripped} citation number(s) that named no shown source were removed; "
-                f"{convo.stripped_total} this session)", out))
+                f"{convo.stripped_total} this session)", notes), to=notes)
     if turn.unsupported and not turn.refused:
         say("(unsupported: this answer cites none of the sources — do not rely on it)")
     if turn.citations:
