@@ -83,7 +83,8 @@ def connect(cfg):
         from pymilvus import MilvusClient
     except ImportError:
         raise IndexError_("the Milvus backend needs pymilvus: pip install pymilvus milvus-lite") from None
-    logging.getLogger("pymilvus").setLevel(logging.CRITICAL)  # it logs a traceback for every failed call
+    for name in ("pymilvus", "milvus_lite"):  # each logs a traceback for a failed call; citebot says what failed
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         return MilvusClient(uri=cfg.milvus_uri, token=cfg.milvus_token or "")
     except Exception as e:  # noqa: BLE001 - connection and lock failures come in many types
