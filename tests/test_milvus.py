@@ -144,6 +144,19 @@ def test_a_crash_mid_rebuild_leaves_the_old_collection_live(tmp_path, counting, 
     assert len(idx.client.list_collections()) == 2
 
 
+def test_a_rebuild_drops_its_own_leftovers_only(tmp_path, counting):
+    folder = tmp_path / "docs"
+    write(folder / "a.md", "# A\n\nRefunds go to the card.\n")
+    eu = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "p.db"), milvus_collection="kb__eu",
+                use_rerank=False)
+    ingest(folder, eu, embedder=counting, log=lambda m: None)
+    ingest(folder, eu.replace(milvus_collection="kb"), embedder=counting, log=lambda m: None)  # a first build of "kb"
+    idx = mv.MilvusIndex.open(eu)  # "kb__eu__<stamp>" began with "kb__": it was dropped as kb's leftover
+    assert {c.source for c in idx.scan(Scope.everything())} == {"a.md"}
+    assert len(idx.client.list_collections()) == 4
+    idx.client.close()
+
+
 def test_no_collection_names_the_command_with_its_collection(tmp_path):
     cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "c.db"), milvus_collection="nope")
     with pytest.raises(IndexError_, match="--set milvus_collection=nope"):

@@ -399,8 +399,10 @@ def _drop_orphans(client, alias: str) -> None:
     except Exception:  # noqa: BLE001 - a plain collection under that name: _switch says so
         return
     keep = {live, f"{live}_terms"} if live else set()
+    # Exactly this alias's generation names: "kb__eu" (a name the config allows) is another index.
+    ours = re.compile(re.escape(alias) + r"__\d{20}(?:_terms)?")
     for n in client.list_collections():
-        if n.startswith(f"{alias}__") and n not in keep:
+        if ours.fullmatch(n) and n not in keep:
             client.drop_collection(n)
 
 
