@@ -157,6 +157,20 @@ def test_a_rebuild_drops_its_own_leftovers_only(tmp_path, counting):
     idx.client.close()
 
 
+def test_a_lost_terms_collection_is_a_damaged_index_with_the_command_that_fixes_it(tmp_path, counting):
+    folder = tmp_path / "docs"
+    write(folder / "a.md", "# A\n\nRefunds go to the card.\n")
+    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "d.db"), milvus_collection="dm",
+                 use_rerank=False, chunk_tokens=150)
+    ingest(folder, cfg, embedder=counting, log=lambda m: None)
+    idx = mv.MilvusIndex.open(cfg)
+    idx.client.drop_collection(idx.terms_collection)
+    with pytest.raises(IndexError_, match="is damaged") as e:  # it was a raw MilvusException
+        mv.MilvusIndex.open(cfg, idx.client)
+    assert str(e.value).split("Rebuild it: ")[1].endswith("--set chunk_tokens=150 --rebuild")
+    idx.client.close()
+
+
 def test_no_collection_names_the_command_with_its_collection(tmp_path):
     cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "c.db"), milvus_collection="nope")
     with pytest.raises(IndexError_, match="--set milvus_collection=nope"):

@@ -128,15 +128,19 @@ class MilvusIndex:
             raise IndexError_(f"no index in Milvus collection {name!r} at {cfg.milvus_uri}. Build one first: "
                               f"python ingest.py FOLDER --set backend=milvus --set milvus_uri={shlex.quote(cfg.milvus_uri)}"
                               + (f" --set milvus_collection={shlex.quote(name)}" if name != "citebot" else ""))
+        where = {"backend": "milvus", "milvus_uri": cfg.milvus_uri, "milvus_collection": name}
         try:
             props = client.describe_collection(name).get("properties", {})
             manifest = json.loads(props[MANIFEST])
-            client.load_collection(name)
-            client.load_collection(manifest["terms_collection"])
         except (KeyError, ValueError, TypeError):
             raise IndexError_(f"the Milvus collection {name!r} holds no citebot manifest. Rebuild it: "
-                              + rebuild_command({"backend": "milvus", "milvus_uri": cfg.milvus_uri,
-                                                 "milvus_collection": name}, name)) from None
+                              + rebuild_command(where, name)) from None
+        try:
+            client.load_collection(name)
+            client.load_collection(manifest["terms_collection"])
+        except Exception as e:  # noqa: BLE001 - MilvusException and its kin: a collection gone or unloadable
+            raise IndexError_(f"the Milvus collection {name!r} is damaged ({type(e).__name__}: {str(e)[:160]}). "
+                              f"Rebuild it: {rebuild_command({**manifest, **where}, name)}") from None
         return cls(client, name, manifest)
 
     def __len__(self) -> int:
