@@ -37,11 +37,19 @@ def load(tmp_path, name, text):
     ("---\naudience: yes\n---\nSecret.\n", "line 2: audience must be text, got bool"),
     ("---\n- audience\n- staff\n---\nSecret.\n", "line 2: front matter must be key: value lines"),
     ("+++\naudience = 'staff\n+++\nSecret.\n", "front matter is not valid TOML"),
+    # A scope key misspelt would read as no audience, and publish the page.
+    ("---\ntitle: Payroll\naudiance: staff\n---\nSecret.\n", "line 3: unknown key 'audiance'; did you mean 'audience'?"),
+    ("---\ntennant: acme\n---\nSecret.\n", "did you mean 'tenant'?"),
 ])
 def test_metadata_that_cannot_be_read_makes_the_file_unreadable(tmp_path, text, where):
     with pytest.raises(documents.UnreadableDocument) as e:
         load(tmp_path, "a.md", text)
     assert where in str(e.value)
+
+
+def test_other_front_matter_keys_are_the_documents_own_business(tmp_path):
+    doc = load(tmp_path, "a.md", "---\nauthor: Ana\ntags: [a, b]\ndate: 2024-05-01\ndraft: false\n---\n# A\n\nText.\n")
+    assert doc.meta["audience"] == "public" and doc.meta["title"] == "A"
 
 
 @pytest.mark.parametrize("name,text", [

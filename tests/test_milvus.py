@@ -171,6 +171,27 @@ def test_a_lost_terms_collection_is_a_damaged_index_with_the_command_that_fixes_
     idx.client.close()
 
 
+def test_a_value_too_long_to_store_fails_its_document_closed_and_the_rest_are_written(tmp_path, counting):
+    folder = tmp_path / "docs"
+    write(folder / "a.md", "# A\n\nRefunds go to the card.\n")
+    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "l.db"), milvus_collection="ln",
+                 use_rerank=False)
+    ingest(folder, cfg, embedder=counting, log=lambda m: None)
+    write(folder / "a.md", "---\naudience: staff\n---\n# A\n\nRefunds go to the card.\n")  # now staff only
+    write(folder / "z.md", "---\nlang: English (United Kingdom), British usage\n---\n# Z\n\nZebra text.\n")
+    key = "f" * 2560  # one analysed term longer than the terms collection's key
+    write(folder / "k.md", f"# K\n\n```\n{key}\n```\n")
+    report = ingest(folder, cfg, embedder=counting, log=lambda m: None)  # a Milvus error failed the whole write
+    assert [(rel, why.split(" (")[0]) for rel, why in report.skipped] == [
+        ("z.md", "its lang is 39 characters long")]
+    idx = mv.MilvusIndex.open(cfg)
+    assert {c.source: c.audience for c in idx.scan(Scope.everything())} == {"a.md": "staff", "k.md": "public"}
+    assert idx.sparse_search(analyze("refunds card"), Scope(), 5) == []  # the page marked staff is not public
+    assert [h.chunk.source for h in idx.sparse_search([key], Scope(), 5)] == ["k.md"]
+    assert idx.term_stats([key], Scope())[key].in_scope
+    idx.client.close()
+
+
 def test_no_collection_names_the_command_with_its_collection(tmp_path):
     cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "c.db"), milvus_collection="nope")
     with pytest.raises(IndexError_, match="--set milvus_collection=nope"):

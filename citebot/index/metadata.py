@@ -18,6 +18,7 @@ unknown values are kept, so ``audience: internal`` reaches only
 """
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from collections.abc import Sequence
@@ -25,7 +26,12 @@ from collections.abc import Sequence
 import yaml
 
 META_KEYS = ("title", "status", "audience", "lang", "tenant")
+SCOPE_KEYS = ("status", "audience", "lang", "tenant")
 DEFAULTS = {"status": "current", "audience": "public", "tenant": None}
+# The longest scope values an index stores (Milvus's column widths; a local
+# index keeps the same rule).  A longer one fails the document closed: on
+# Milvus it failed the whole write, and a page just marked staff stayed public.
+LONGEST = {"status": 128, "audience": 128, "lang": 32, "tenant": 512}
 _FENCES = {"---": ("---", "..."), "+++": ("+++",)}
 
 
@@ -122,7 +128,14 @@ def normalize(meta: dict, lines: Sequence[str] = (), line0: int = 1) -> dict:
     for key, value in meta.items():
         k = str(key).strip().lower()
         if k not in META_KEYS:
-            continue  # other keys (author, tags ...) are the document's own business
+            # Other keys (author, tags ...) are the document's own business, but one a
+            # letter or two from a scope key is that key misspelt: "audiance: staff"
+            # read as no audience published the page.  It fails closed.
+            near = difflib.get_close_matches(k, SCOPE_KEYS, n=1, cutoff=0.75)
+            if near:
+                raise UnreadableDocument(f"{_line_of(key, lines, line0)}: unknown key {k!r}; "
+                                         f"did you mean {near[0]!r}?")
+            continue
         where = _line_of(key, lines, line0)
         if k in out:
             raise UnreadableDocument(f"{where}: {k} is given twice (keys are case-insensitive)")
@@ -152,6 +165,10 @@ def finish(meta: dict, guess_lang, text_sample: str, fallback_title: str) -> dic
         value = out[k]
         if value:
             out[k] = value.lower()
+    for k, most in LONGEST.items():
+        if out[k] and len(str(out[k]).encode("utf-8")) > most:
+            raise UnreadableDocument(f"its {k} is {len(str(out[k]))} characters long (at most {most} bytes); "
+                                     "shorten it")
     if not out["lang"]:
         out["lang"] = guess_lang(text_sample)
     out["title"] = (out["title"] or fallback_title).strip()

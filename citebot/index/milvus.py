@@ -28,6 +28,7 @@ Cloud (``milvus_uri = "http://host:19530"`` and ``CITEBOT_MILVUS_TOKEN``).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -38,6 +39,7 @@ from collections.abc import Iterator, Sequence, Set
 
 import numpy as np
 
+from citebot.index.metadata import LONGEST
 from citebot.index.store import IndexError_, TermStat, rebuild_command
 from citebot.schema import Chunk, Hit, Scope
 from citebot.search.bm25 import idf, tf_part
@@ -51,6 +53,15 @@ FIELDS = ["id", "source", "title", "headings", "body", "start", "end", "page", "
 def encode_term(term: str) -> str:
     """One analysed term as exactly one token of Milvus's standard tokenizer."""
     return term if _PLAIN.fullmatch(term) else "_" + term.encode("utf-8").hex()
+
+
+def term_key(term: str) -> str:
+    """A term's primary key in the terms collection (VARCHAR, 1,024 bytes at
+    most): the term, or for a longer one (a hex key in a code block; the
+    analyzer keeps runs whole) a digest that no analysed term can equal."""
+    if len(term.encode("utf-8")) <= 1000:
+        return term
+    return "\x00" + hashlib.sha1(term.encode("utf-8")).hexdigest()
 
 
 def decode_term(token: str) -> str:
@@ -233,9 +244,10 @@ class MilvusIndex:
         """(sparse dimension, document frequency) of each term the collection holds."""
         todo = [t for t in dict.fromkeys(terms) if t not in self._known]
         if todo:
-            rows = self.client.get(self.terms_collection, ids=todo, output_fields=["term", "tid", "df"])
+            rows = self.client.get(self.terms_collection, ids=[term_key(t) for t in todo],
+                                   output_fields=["term", "tid", "df"])
             found = {r["term"]: (int(r["tid"]), int(r["df"])) for r in rows}
-            self._known.update({t: found.get(t) for t in todo})
+            self._known.update({t: found.get(term_key(t)) for t in todo})
         return {t: v for t in terms if (v := self._known[t]) is not None}
 
 
@@ -252,10 +264,10 @@ def _schema(client, dim: int):
     s.add_field("start", DataType.INT64)
     s.add_field("end", DataType.INT64)
     s.add_field("page", DataType.INT64, nullable=True)
-    s.add_field("status", DataType.VARCHAR, max_length=128)
-    s.add_field("audience", DataType.VARCHAR, max_length=128)
-    s.add_field("lang", DataType.VARCHAR, max_length=32)
-    s.add_field("tenant", DataType.VARCHAR, max_length=512, nullable=True, is_partition_key=True)
+    s.add_field("status", DataType.VARCHAR, max_length=LONGEST["status"])
+    s.add_field("audience", DataType.VARCHAR, max_length=LONGEST["audience"])
+    s.add_field("lang", DataType.VARCHAR, max_length=LONGEST["lang"])
+    s.add_field("tenant", DataType.VARCHAR, max_length=LONGEST["tenant"], nullable=True, is_partition_key=True)
     s.add_field("terms", DataType.VARCHAR, max_length=65535)
     s.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
     s.add_field("dense", DataType.FLOAT_VECTOR, dim=dim)
@@ -306,13 +318,16 @@ def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, 
     client = previous.client if previous is not None else connect(cfg)
     df = Counter(t for c in counts for t in c)  # each chunk's terms once: document frequencies
     avgdl = sum(sum(c.values()) for c in counts) / len(counts) if counts else 0.0
-    old_tid = dict(_iterate_terms(client, previous.terms_collection)) if previous is not None else {}
-    tid = dict(old_tid)  # a term keeps its dimension; a new one takes the next free one (0 is never used)
-    next_id = max(tid.values(), default=0) + 1
-    for t in sorted(set(df) - set(tid)):
-        tid[t], next_id = next_id, next_id + 1
+    by_key = dict(_iterate_terms(client, previous.terms_collection)) if previous is not None else {}
+    old_keys = set(by_key)
+    # A term keeps its dimension; a new one takes the next free one (0 is never used).
+    next_id = max(by_key.values(), default=0) + 1
+    for t in sorted(df):
+        if term_key(t) not in by_key:
+            by_key[term_key(t)], next_id = next_id, next_id + 1
+    tid = {t: by_key[term_key(t)] for t in df}
     manifest = dict(manifest, n_chunks=len(chunks), avgdl=avgdl)
-    terms = [{"term": t, "tid": tid[t], "df": n, "v": [0.0, 0.0]} for t, n in df.items()]
+    terms = [{"term": term_key(t), "tid": tid[t], "df": n, "v": [0.0, 0.0]} for t, n in df.items()]
 
     def rows(which) -> list[dict]:
         return [_row(c, v, cnt, bm25_weights(cnt, tid, avgdl, cfg.bm25_k1, cfg.bm25_b))
@@ -348,7 +363,7 @@ def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, 
     reweigh = not before or abs(avgdl - before) > REWEIGH * before
     _insert(client, live, rows(lambda c: reweigh or c.id not in old_ids or c.source in changed))
     _insert(client, previous.terms_collection, terms, 5000)
-    stale = sorted(set(old_tid) - set(df))
+    stale = sorted(old_keys - {term_key(t) for t in df})
     if stale:
         client.delete(previous.terms_collection, ids=stale)
     client.flush(live)
