@@ -47,6 +47,11 @@ def test_metadata_that_cannot_be_read_makes_the_file_unreadable(tmp_path, text, 
     assert where in str(e.value)
 
 
+def test_a_file_with_old_mac_line_ends_is_read_line_by_line(tmp_path):
+    doc = load(tmp_path, "cr.md", "# CR only\r\rIntro.\r\r## Later\r\rThe zibble level is 6.\r")
+    assert [(b.text, b.start) for b in doc.blocks if "zibble" in b.text] == [("The zibble level is 6.", 7)]
+
+
 def test_other_front_matter_keys_are_the_documents_own_business(tmp_path):
     doc = load(tmp_path, "a.md", "---\nauthor: Ana\ntags: [a, b]\ndate: 2024-05-01\ndraft: false\n---\n# A\n\nText.\n")
     assert doc.meta["audience"] == "public" and doc.meta["title"] == "A"

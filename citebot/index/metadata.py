@@ -63,7 +63,11 @@ class _Loader(yaml.SafeLoader):
 def lines_of(text: str) -> list[str]:
     """Source lines as ``grep -n`` and editors number them: split at ``\n``
     (a ``\r\n`` ending is dropped), never at a form feed, U+2028 or U+0085,
-    which ``str.splitlines`` also takes for line ends."""
+    which ``str.splitlines`` also takes for line ends.  A file with ``\r``
+    line ends and no ``\n`` (classic Mac OS) is split at ``\r``, as editors
+    show it: read as one line, it gave no chunks and no warning."""
+    if "\r" in text and "\n" not in text:
+        text = text.replace("\r", "\n")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
