@@ -1,7 +1,9 @@
 """Do the documents hold the answer?  The refusal gate, decided before any
 model call from signals citebot already has for the question:
 
-  top       dense cosine of the first hit (0 when the dense channel is off)
+  top       dense cosine of the first hit (no cosine measured, dense off or
+            not for the question's language: top and cosine read as the
+            fit's mean, neither for nor against)
   cosine    best dense cosine of a shown chunk
   coverage  best share of the question's idf mass a shown chunk holds
   unknown   share of the question's idf mass in terms that no chunk the asker
@@ -50,6 +52,7 @@ class Signals:
     kind: float
     margin: float
     rerank: float | None = None  # None: no cross-encoder reranked this turn
+    dense: bool = True  # False: no cosine was measured (dense off, or not for this language); top, cosine are 0
 
     def vector(self, features: Sequence[str] = FEATURES) -> list[float]:
         out = [getattr(self, f) for f in features]
@@ -59,7 +62,7 @@ class Signals:
         return out
 
     def as_dict(self) -> dict[str, float]:
-        return {k: round(v, 4) for k, v in asdict(self).items() if v is not None}
+        return {k: round(v, 4) for k, v in asdict(self).items() if v is not None and k != "dense"}
 
 
 def unknown_mass(terms: Sequence[Sequence[str]], stats: Mapping[str, TermStat]) -> float:
@@ -91,7 +94,7 @@ def signals(question: str, terms: Sequence[Sequence[str]], ctx: Context, evidenc
     return Signals(top=top or 0.0, cosine=max((e.cosine or 0.0 for e in ev), default=0.0),
                    coverage=max((e.coverage for e in ev), default=0.0),
                    unknown=unknown_mass(terms, stats), answer=best, kind=kind, margin=best - other,
-                   rerank=rerank)
+                   rerank=rerank, dense=any(e.cosine is not None for e in ev))
 
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -124,8 +127,12 @@ def probability(s: Signals, params: Mapping | None = None) -> float:
     """P(the documents hold the answer) under the fitted logistic model (it
     reads the features its fit names, in that order)."""
     p = params or model()
-    x = s.vector(p.get("features", FEATURES))
-    z = p["intercept"] + sum(w * (v - m) / sd for w, v, m, sd in zip(p["coef"], x, p["mean"], p["scale"]))
+    names = p.get("features", FEATURES)
+    x = s.vector(names)
+    # Without a measured cosine the two cosine features read as the fit's mean (they
+    # say nothing either way): read as 0, about 3.5 sd low, they refused every question.
+    z = p["intercept"] + sum(w * (v - m) / sd for f, w, v, m, sd in zip(names, p["coef"], x, p["mean"], p["scale"])
+                             if s.dense or f not in ("top", "cosine"))
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
@@ -136,6 +143,7 @@ def reason(s: Signals, p: float, threshold: float) -> str:
         weak.append(f"{s.unknown:.0%} of the question's rare words are in no document")
     if s.kind:
         weak.append("no passage holds the kind of answer asked for")
-    weak.append(f"best passage score {s.answer:.2f}, cosine {s.cosine:.2f}, coverage {s.coverage:.2f}"
+    weak.append(f"best passage score {s.answer:.2f}" + (f", cosine {s.cosine:.2f}" if s.dense else "")
+                + f", coverage {s.coverage:.2f}"
                 + (f", rerank score {s.rerank:.2f}" if s.rerank is not None else ""))
     return f"the evidence is too weak (P(answerable) {p:.2f} < gate_threshold {threshold}): " + "; ".join(weak)
