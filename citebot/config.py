@@ -131,8 +131,9 @@ class Config:
             raise ConfigError("index must name a directory")
         if self.backend not in ("local", "milvus"):
             raise ConfigError(f'backend must be "local" or "milvus", got {self.backend!r}')
-        if self.milvus_index not in ("FLAT", "HNSW", "AUTOINDEX", "IVF_FLAT"):
-            raise ConfigError(f"milvus_index must be FLAT, HNSW, AUTOINDEX or IVF_FLAT, got {self.milvus_index!r}")
+        # IVF_FLAT is left out: behind a scope filter its default 8 probes found 4 of 20 hits.
+        if self.milvus_index not in ("FLAT", "HNSW", "AUTOINDEX"):
+            raise ConfigError(f"milvus_index must be FLAT, HNSW or AUTOINDEX, got {self.milvus_index!r}")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,200}", self.milvus_collection):
             raise ConfigError("milvus_collection must be letters, digits and _ (starting with a letter or _)")
         if not self.dense_langs.strip():

@@ -29,6 +29,9 @@ def test_unknown_key_and_bad_value_name_the_key(tmp_path):
         config.load({"rerank_pool": "2", "final_k": "5"}, env={})
     with pytest.raises(config.ConfigError, match="final_k"):
         config.load({"final_k": "0"}, env={})
+    # IVF_FLAT behind a scope filter found a fraction of the hits; it is not offered.
+    with pytest.raises(config.ConfigError, match="milvus_index must be FLAT, HNSW or AUTOINDEX"):
+        config.load({"milvus_index": "IVF_FLAT"}, env={})
 
 
 def test_booleans_and_frozen():

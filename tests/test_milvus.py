@@ -196,6 +196,7 @@ def test_no_collection_names_the_command_with_its_collection(tmp_path):
     cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "c.db"), milvus_collection="nope")
     with pytest.raises(IndexError_, match="--set milvus_collection=nope"):
         open_index(cfg)
+    assert not (tmp_path / "c.db").exists()  # asking for a missing milvus-lite file does not create one
 
 
 def test_every_command_works_on_milvus_with_only_the_backend_setting_changed(tmp_path):

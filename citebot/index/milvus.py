@@ -36,6 +36,7 @@ import shlex
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence, Set
+from pathlib import Path
 
 import numpy as np
 
@@ -133,9 +134,11 @@ class MilvusIndex:
     @classmethod
     def open(cls, cfg, client=None) -> MilvusIndex:
         """``client``: a connection the caller holds (one per process is enough)."""
-        client = client or connect(cfg)
         name = cfg.milvus_collection
-        if not client.has_collection(name):
+        # A milvus-lite file that is not there is no index; connecting would create it.
+        missing = client is None and "://" not in cfg.milvus_uri and not Path(cfg.milvus_uri).exists()
+        client = client if client is not None or missing else connect(cfg)
+        if missing or not client.has_collection(name):
             raise IndexError_(f"no index in Milvus collection {name!r} at {cfg.milvus_uri}. Build one first: "
                               f"python ingest.py FOLDER --set backend=milvus --set milvus_uri={shlex.quote(cfg.milvus_uri)}"
                               + (f" --set milvus_collection={shlex.quote(name)}" if name != "citebot" else ""))
