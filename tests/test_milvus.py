@@ -36,6 +36,21 @@ def test_terms_are_encoded_whole_for_the_standard_tokenizer():
     assert mv.encode_term("rd2-24") != mv.encode_term("rd2_24")
 
 
+def test_tied_hits_are_the_same_whatever_k_is(tmp_path):
+    cfg = Config(backend="milvus", milvus_uri=str(tmp_path / "k.db"), milvus_collection="k")
+    ids = [f"c{i:02d}" for i in range(30)]
+    chunks = [Chunk(cid, f"{cid}.md", "", (), "the same refund words", 1, 1) for cid in reversed(ids)]
+    vec = np.tile(np.eye(1, 8, dtype=np.float32), (30, 1))
+    mv.write(cfg, chunks, vec, [Counter(analyze(c.search_text)) for c in chunks],
+             {"embed_model": "x", "embed_dim": 8, "source_folder": "t", "sources": {}}, None)
+    idx = mv.MilvusIndex.open(cfg)
+    # Thirty tied chunks: ties go by chunk id, and the first k are the first k of the longer list.
+    for search, q in ((idx.sparse_search, analyze("refund")), (idx.dense_search, vec[0])):
+        assert [h.id for h in search(q, Scope(), 10)] == ids[:10]
+        assert [h.id for h in search(q, Scope(), 1)] == ids[:1]
+    idx.client.close()
+
+
 def test_a_tenant_name_cannot_widen_the_scope(tmp_path, embedder):
     cfg = Config(backend="milvus", milvus_uri=str(tmp_path / "t.db"), milvus_collection="t")
     chunks = [Chunk(f"c{i}", f"d{i}.md", "", (), f"refund rule {i}", 1, 1, tenant=t)

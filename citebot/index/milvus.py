@@ -48,6 +48,8 @@ from citebot.search.bm25 import idf, tf_part
 _PLAIN = re.compile(r"[a-z0-9]+")
 TEXT_MAX = 60_000  # VARCHAR is capped at 65,535 bytes on a Milvus server
 MANIFEST = "citebot.manifest"
+TIE_SLACK = 16  # hits asked for beyond k, so that a tie at the k-th place is usually seen whole at once
+TOPK_MAX = 16384  # the most a Milvus search returns
 FIELDS = ["id", "source", "title", "headings", "body", "start", "end", "page", "status", "audience", "lang", "tenant"]
 
 
@@ -170,23 +172,33 @@ class MilvusIndex:
                 query[tid] = query.get(tid, 0.0) + idf(self._n, df)
         if not query:
             return []
-        res = self.client.search(self.collection, data=[query], anns_field="sparse", limit=k,
-                                 filter=scope_filter(scope), search_params={"metric_type": "IP"},
-                                 output_fields=FIELDS)[0]
-        found = sorted(((float(h["distance"]), h["entity"]) for h in res if float(h["distance"]) > 0),
-                       key=lambda p: (-p[0], p[1]["id"]))
+        found = self._search(k, data=[query], anns_field="sparse", filter=scope_filter(scope),
+                             search_params={"metric_type": "IP"})
         return [Hit(_chunk(e), rank=i, score=s, ranks={"bm25": i}, scores={"bm25": s})
                 for i, (s, e) in enumerate(found, 1)]
 
     def dense_search(self, vector: np.ndarray, scope: Scope, k: int) -> list[Hit]:
-        res = self.client.search(self.collection, data=[np.asarray(vector, dtype=np.float32).tolist()],
-                                 anns_field="dense", limit=k, filter=scope_filter(scope),
-                                 search_params={"metric_type": "COSINE", "params": {"ef": max(64, 4 * k)}},
-                                 output_fields=FIELDS)[0]
-        found = sorted(((float(h["distance"]), h["entity"]) for h in res if float(h["distance"]) > 0),
-                       key=lambda p: (-p[0], p[1]["id"]))
+        found = self._search(k, data=[np.asarray(vector, dtype=np.float32).tolist()], anns_field="dense",
+                             filter=scope_filter(scope),
+                             search_params={"metric_type": "COSINE", "params": {"ef": max(64, 4 * k)}})
         return [Hit(_chunk(e), rank=i, score=s, ranks={"dense": i}, scores={"dense": s})
                 for i, (s, e) in enumerate(found, 1)]
+
+    def _search(self, k: int, **request) -> list[tuple[float, dict]]:
+        """The k best (score, entity) with a score above 0, ties by chunk id.
+        Milvus cuts at the limit before that order is applied, so the limit
+        grows until the k-th score's tie group ends inside what came back (a
+        cut at k picked an arbitrary tied chunk: the top hit at k = 1 was not
+        the one at k = 10)."""
+        limit = k + TIE_SLACK
+        while True:
+            res = self.client.search(self.collection, limit=limit, output_fields=FIELDS, **request)[0]
+            found = sorted(((float(h["distance"]), h["entity"]) for h in res if float(h["distance"]) > 0),
+                           key=lambda p: (-p[0], p[1]["id"]))
+            if (len(res) < limit or len(found) < len(res) or len(found) <= k or found[-1][0] < found[k - 1][0]
+                    or limit >= TOPK_MAX):
+                return found[:k]
+            limit = min(4 * limit, TOPK_MAX)
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         if not ids:
