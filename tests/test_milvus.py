@@ -71,7 +71,7 @@ def test_a_tenant_name_cannot_widen_the_scope(tmp_path, embedder):
                                       ("guaranteed for how long", "guarantee")])
 def test_identifiers_cjk_bengali_and_stems_reach_milvus_whole(milvus_sample, sample_engine, q, held):
     # The same terms: the first hit is the local first hit, and holds the term whole.  (Lower ranks
-    # may differ: milvus-lite keeps BM25 statistics per segment, and segments per tenant partition.)
+    # may differ: tied scores go by chunk id on Milvus and by row locally, and Milvus scores in float32.)
     terms = analyze(q)
     local = sample_engine.index.sparse_search(terms, Scope(), 5)
     remote = milvus_sample.index.sparse_search(terms, Scope(), 5)
