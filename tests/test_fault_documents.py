@@ -203,6 +203,31 @@ def test_another_index_inside_the_documents_folder_is_never_read_and_leaks_nothi
     assert index.sparse_search(["xq7781"], Scope(), 10) == []  # its terms.txt held the staff page's words
 
 
+def test_a_half_written_generation_is_an_index_too_and_a_file_named_current_is_not(tmp_path):
+    folder = tmp_path / "docs"
+    write(folder / "staff.md", "---\naudience: staff\n---\n# Vault\n\nThe vault code is XQ7781.\n")
+    write(folder / "old-idx" / "gen-17.tmp" / "terms.txt", "vault\nxq7781\n")  # an ingest killed mid-write
+    write(folder / "releases" / "CURRENT", "2.4\n")
+    write(folder / "releases" / "notes.md", "# Notes\n\nRelease 2.4 adds tents.\n")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert ("old-idx/", "a citebot index; never read as documents") in report.skipped
+    assert {c.source for c in LocalIndex.load(cfg.index).scan(Scope.everything())} == {"staff.md", "releases/notes.md"}
+
+
+def test_a_title_too_long_to_store_is_cut_and_a_path_too_long_is_skipped(tmp_path):
+    doc = load(tmp_path, "export.txt", "word " * 1200 + "\n\nMore text.\n")
+    assert len(doc.meta["title"].encode()) <= 4000 + 3 and doc.meta["title"].endswith("…")
+    folder = tmp_path / "docs"
+    deep = folder / "/".join(["d" * 200] * 11)
+    write(deep / "a.md", "# A\n\nDeep.\n")
+    write(folder / "b.md", "# B\n\nShallow.\n")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert [why for _, why in report.skipped] == ["its path is longer than 2000 bytes; shorten it"]
+    assert {c.source for c in LocalIndex.load(cfg.index).scan(Scope.everything())} == {"b.md"}
+
+
 @pytest.mark.parametrize("name,text", [
     ("a.html", "---\naudience: staff\n---\n<html><body><p>Secret.</p></body></html>\n"),  # Jekyll-style HTML
     ("a.md", "<!-- internal page -->\n---\naudience: staff\n---\n# Vault\n\nSecret.\n"),  # a comment first

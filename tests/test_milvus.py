@@ -207,6 +207,23 @@ def test_a_value_too_long_to_store_fails_its_document_closed_and_the_rest_are_wr
     idx.client.close()
 
 
+def test_a_chunk_longer_than_a_column_is_cut_between_terms_and_still_read(tmp_path, counting):
+    folder = tmp_path / "docs"
+    code = "\n".join(f"my_var_{i} = 1" for i in range(3000))  # '_' terms are hex-encoded: 40 bytes each
+    write(folder / "big.md", f"# Big\n\n```\n{code}\n```\n")
+    write(folder / "cjk.md", "# 长\n\n" + "退货政策说明。" * 4000 + "\n")  # 84,000 bytes in 28,000 characters
+    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "b.db"), milvus_collection="b",
+                 use_rerank=False, chunk_tokens=100000)
+    ingest(folder, cfg, embedder=counting, log=lambda m: None)  # the CJK body failed the write
+    idx = mv.MilvusIndex.open(cfg)
+    big = [c for c in idx.scan(Scope.everything()) if c.source == "big.md"]
+    held = idx.terms_held([c.id for c in big], ["my_var_0"])  # half a hex term failed every read
+    assert held[big[0].id] == frozenset({"my_var_0"})
+    write(folder / "b.md", "# B\n\nMore.\n")
+    ingest(folder, cfg, embedder=counting, log=lambda m: None)  # an update re-reads the stored terms
+    idx.client.close()
+
+
 def test_no_collection_names_the_command_with_its_collection(tmp_path):
     cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "c.db"), milvus_collection="nope")
     with pytest.raises(IndexError_, match="--set milvus_collection=nope"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import re
 import zipfile
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -103,11 +104,20 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
     return sorted(found)
 
 
+PATH_MAX = 2000  # bytes of a document's path under the folder
+
+
+_GENERATION = re.compile(r"gen-\d+(?:\.tmp)?")  # a written one, or one an interrupted ingest left half-written
+_INDEX_FILES = ("manifest.json", "chunks.jsonl", "rows.json", "terms.txt", "postings.npz", "embeddings.npy")
+
+
 def is_index(path: Path) -> bool:
-    """Whether ``path`` holds a local citebot index (its pointer or a generation)."""
+    """Whether ``path`` holds a local citebot index: a generation folder
+    with any of the index's files (a folder that merely holds a file named
+    CURRENT is documents)."""
     try:
-        return (path / "CURRENT").is_file() or any(g.is_dir() and (g / "manifest.json").is_file()
-                                                   for g in path.glob("gen-*"))
+        return any(g.is_dir() and _GENERATION.fullmatch(g.name) and any((g / f).is_file() for f in _INDEX_FILES)
+                   for g in path.glob("gen-*"))
     except OSError:
         return False
 
@@ -185,6 +195,9 @@ def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report, pat
     for path in paths:
         rel = path.relative_to(folder).as_posix()
         progress.file(rel)
+        if len(rel.encode("utf-8")) > PATH_MAX:  # an index stores it whole (Milvus: a 2,048-byte column)
+            report.skipped.append((rel[:80] + "…", f"its path is longer than {PATH_MAX} bytes; shorten it"))
+            continue
         if path.suffix.lower() not in documents.SUFFIXES:
             report.skipped.append((rel, f"unsupported file type {path.suffix or '(none)'}"))
             continue

@@ -32,6 +32,7 @@ DEFAULTS = {"status": "current", "audience": "public", "tenant": None}
 # index keeps the same rule).  A longer one fails the document closed: on
 # Milvus it failed the whole write, and a page just marked staff stayed public.
 LONGEST = {"status": 128, "audience": 128, "lang": 32, "tenant": 512}
+TITLE_MAX = 4000  # bytes; a longer title is cut (it is shown, not filtered on), on every backend
 _FENCES = {"---": ("---", "..."), "+++": ("+++",)}
 
 
@@ -175,5 +176,8 @@ def finish(meta: dict, guess_lang, text_sample: str, fallback_title: str) -> dic
                                      "shorten it")
     if not out["lang"]:
         out["lang"] = guess_lang(text_sample)
-    out["title"] = (out["title"] or fallback_title).strip()
+    title = (out["title"] or fallback_title).strip()
+    if len(title.encode("utf-8")) > TITLE_MAX:  # a text file's first line can be a whole export
+        title = title.encode("utf-8")[:TITLE_MAX].decode("utf-8", "ignore").rstrip() + "…"
+    out["title"] = title
     return out

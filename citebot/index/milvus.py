@@ -46,7 +46,9 @@ from citebot.schema import Chunk, Hit, Scope
 from citebot.search.bm25 import idf, tf_part
 
 _PLAIN = re.compile(r"[a-z0-9]+")
-TEXT_MAX = 60_000  # VARCHAR is capped at 65,535 bytes on a Milvus server
+TEXT_MAX = 60_000  # bytes: VARCHAR is capped at 65,535 bytes on a Milvus server
+TITLE_MAX = 4096  # bytes: the title column (shown with citations; a text file's first line can be any length)
+SOURCE_MAX = 2048  # bytes: the source column; a longer path is skipped at ingest (build.PATH_MAX)
 MANIFEST = "citebot.manifest"
 TIE_SLACK = 16  # hits asked for beyond k, so that a tie at the k-th place is usually seen whole at once
 TOPK_MAX = 16384  # the most a Milvus search returns
@@ -112,11 +114,19 @@ def bm25_weights(counts: dict[str, int], tid: dict[str, int], avgdl: float, k1: 
     return {tid[t]: tf_part(tf, dl, avgdl, k1, b) for t, tf in counts.items()}
 
 
+def _cut(text: str, most: int) -> str:
+    """``text`` in at most ``most`` UTF-8 bytes (VARCHAR widths count bytes), whole characters."""
+    raw = text.encode("utf-8")
+    return text if len(raw) <= most else raw[:most].decode("utf-8", "ignore")
+
+
 def _row(c: Chunk, vector: np.ndarray, counts: dict[str, int], sparse: dict[int, float]) -> dict:
     terms = " ".join(encode_term(t) for t, n in counts.items() for _ in range(n))
-    return {"id": c.id, "source": c.source, "title": c.title, "headings": list(c.headings), "body": c.text[:TEXT_MAX],
-            "start": c.start, "end": c.end, "page": c.page, "status": c.status, "audience": c.audience,
-            "lang": c.lang, "tenant": c.tenant, "terms": terms[:TEXT_MAX], "sparse": sparse or {0: 0.0},
+    if len(terms) > TEXT_MAX:  # cut between tokens: half a hex-encoded term did not decode, and every read failed
+        terms = terms[:terms.rindex(" ", 0, TEXT_MAX + 1)] if " " in terms[:TEXT_MAX + 1] else ""
+    return {"id": c.id, "source": c.source, "title": _cut(c.title, TITLE_MAX), "headings": list(c.headings),
+            "body": _cut(c.text, TEXT_MAX), "start": c.start, "end": c.end, "page": c.page, "status": c.status,
+            "audience": c.audience, "lang": c.lang, "tenant": c.tenant, "terms": terms, "sparse": sparse or {0: 0.0},
             "dense": np.asarray(vector, dtype=np.float32).tolist()}
 
 
@@ -272,8 +282,8 @@ def _schema(client, dim: int):
 
     s = client.create_schema(auto_id=False, enable_dynamic_field=False)
     s.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)
-    s.add_field("source", DataType.VARCHAR, max_length=2048)
-    s.add_field("title", DataType.VARCHAR, max_length=4096)
+    s.add_field("source", DataType.VARCHAR, max_length=SOURCE_MAX)
+    s.add_field("title", DataType.VARCHAR, max_length=TITLE_MAX)
     s.add_field("headings", DataType.JSON)
     s.add_field("body", DataType.VARCHAR, max_length=65535)
     s.add_field("start", DataType.INT64)
