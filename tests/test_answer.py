@@ -53,6 +53,18 @@ def test_a_stripped_citation_takes_the_comma_that_listed_it():
         assert head + tail == cleaned.text == "Sources [1]. Then [3], [2]; done [2];"
 
 
+def test_a_citation_opened_in_the_delta_that_closes_a_fence_is_still_checked():
+    text = "```\nx\n```\nSee [1], [8]. Then ```py\ny = [2]\n``` and [9] ok [1]."
+    whole = clean_citations(text, n_shown=1).text
+    assert whole == "```\nx\n```\nSee [1]. Then ```py\ny = [2]\n``` and ok [1]."
+    for i in range(1, len(text)):  # every cut into three pieces (one was: '```\n' | 'x\n```\nSee [1], [' | '8].')
+        for j in range(i + 1, len(text)):
+            stream = AnswerStream(1)
+            shown = stream.feed(text[:i]) + stream.feed(text[i:j]) + stream.feed(text[j:])
+            tail, cleaned = stream.finish()
+            assert shown + tail == cleaned.text == whole, (i, j)
+
+
 def test_stripped_citation_leaves_no_gap_but_code_keeps_its_indent():
     c = clean_citations("Use this [7] command:\n\n```\nif x:\n    run()\n```", n_shown=2)
     assert c.text == "Use this command:\n\n```\nif x:\n    run()\n```"

@@ -99,6 +99,11 @@ class AnswerStream:
 
     def feed(self, delta: str) -> str:
         self.raw += delta
+        if self.code:  # a fence that closes in this delta: through it first, so the prose after it is held like any
+            close = next((m for m in _TICKS.finditer(self.raw) if len(m.group()) >= len(self.code)), None)
+            if close is not None and close.end() < len(self.raw):
+                head, self.raw = self.raw[:close.end()], self.raw[close.end():]
+                self.raw = self._consume(head) + self.raw
         cut = len(self.raw.rstrip("`"))  # a run of backticks may still grow into a fence
         group = _OPEN_GROUP.search(self.raw, max(0, cut - _HOLD_LIMIT), cut)
         if group is not None and not self.code:
