@@ -48,6 +48,16 @@ def test_tied_hits_are_the_same_whatever_k_is(tmp_path):
     for search, q in ((idx.sparse_search, analyze("refund")), (idx.dense_search, vec[0])):
         assert [h.id for h in search(q, Scope(), 10)] == ids[:10]
         assert [h.id for h in search(q, Scope(), 1)] == ids[:1]
+    asked = []
+    real = idx.client.search
+
+    def spy(*a, **kw):
+        asked.append((kw["limit"], kw["search_params"].get("params", {}).get("ef")))
+        return real(*a, **kw)
+    idx.client.search = spy
+    idx.dense_search(vec[0], Scope(), 10)
+    # The limit grew past the 30 ties (26, then 104); HNSW's ef grew with it (it must be >= the limit).
+    assert asked == [(26, 64), (104, 104)]
     idx.client.close()
 
 

@@ -201,8 +201,12 @@ class MilvusIndex:
         cut at k picked an arbitrary tied chunk: the top hit at k = 1 was not
         the one at k = 10)."""
         limit = k + TIE_SLACK
+        params = request.pop("search_params")
         while True:
-            res = self.client.search(self.collection, limit=limit, output_fields=FIELDS, **request)[0]
+            if "ef" in params.get("params", {}):  # HNSW's ef must be at least the limit
+                params = {**params, "params": {**params["params"], "ef": max(params["params"]["ef"], limit)}}
+            res = self.client.search(self.collection, limit=limit, output_fields=FIELDS, search_params=params,
+                                     **request)[0]
             found = sorted(((float(h["distance"]), h["entity"]) for h in res if float(h["distance"]) > 0),
                            key=lambda p: (-p[0], p[1]["id"]))
             if (len(res) < limit or len(found) < len(res) or len(found) <= k or found[-1][0] < found[k - 1][0]
