@@ -59,9 +59,12 @@ def test_cross_encoder_reorders_candidates_and_keeps_fused_ranks(small_index, ti
     assert [h.ranks["rrf"] for h in out.hits] != [1, 2, 3]
 
 
-def test_a_follow_up_is_reranked_with_its_context(small_index, tiny_ce, embedder):
-    """The cross-encoder reads one query per pair: "and for gift cards?"
-    alone says nothing of refunds, so it reads the joined form."""
+def test_the_cross_encoder_reads_the_condensed_turn_else_the_typed_one(small_index, tiny_ce, embedder):
+    """It reads one query per pair, and its order is final: offline it reads
+    the typed turn (the joined form would score a change of subject against
+    the old one), with a model the standalone turn the model condensed."""
+    from citebot.search.queries import plan
+
     class Recording(CrossEncoder):
         def predict(self, pairs, **kw):
             self.asked = {q for q, _ in pairs}
@@ -69,11 +72,12 @@ def test_a_follow_up_is_reranked_with_its_context(small_index, tiny_ce, embedder
     cfg = small_index.replace(rerank_model=tiny_ce)
     ce = Recording(tiny_ce, device="cpu")
     engine = Engine(open_index(cfg), cfg, models.Models(embedder, ce))
-    plan, out = engine.search("and for gift cards?", ["how long does a refund take?"], Scope())
-    assert plan.queries[0] == "and for gift cards?" and out.rerank_on
-    assert ce.asked == {"how long does a refund take? and for gift cards?"}
-    engine.search("refund rules", [], Scope())
-    assert ce.asked == {"refund rules"}  # no history: the typed turn
+    p, out = engine.search("what tents do you sell?", ["how long does a refund take?"], Scope())
+    assert p.method == "joined" and out.rerank_on
+    assert ce.asked == {"what tents do you sell?"}
+    condensed = plan("and for gift cards?", ["how long does a refund take?"],
+                     condense=lambda system, user: "How long does a refund for gift cards take?")
+    assert condensed.method == "llm" and condensed.rerank == "How long does a refund for gift cards take?"
 
 
 def test_missing_reranker_warns_once_and_keeps_fused_order(small_index, embedder, capsys):

@@ -51,11 +51,12 @@ class QueryPlan:
 
     @property
     def rerank(self) -> str:
-        """What the cross-encoder reads the candidates against: the turn
-        with its context (the model's standalone turn, else the joined form),
-        since it scores one query per pair and "and for size L?" alone says
-        nothing about tents.  The typed turn keeps its own channel lists."""
-        return (self.followup or self.typed).strip()
+        """What the cross-encoder reads the candidates against: the model's
+        standalone turn when it condensed one ("and for size L?" alone names
+        no product), else the typed turn.  Not the joined form: the final
+        order is the cross-encoder's alone, and the joined form would score a
+        turn that changed the subject against the old one."""
+        return self.standalone
 
     @property
     def also_searched(self) -> list[str]:
