@@ -40,6 +40,7 @@ def load(tmp_path, name, text):
     # A scope key misspelt would read as no audience, and publish the page.
     ("---\ntitle: Payroll\naudiance: staff\n---\nSecret.\n", "line 3: unknown key 'audiance'; did you mean 'audience'?"),
     ("---\ntennant: acme\n---\nSecret.\n", "did you mean 'tenant'?"),
+    ("---\nstatsu: superseded\n---\nOld.\n", "did you mean 'status'?"),
 ])
 def test_metadata_that_cannot_be_read_makes_the_file_unreadable(tmp_path, text, where):
     with pytest.raises(documents.UnreadableDocument) as e:
@@ -55,6 +56,10 @@ def test_a_file_with_old_mac_line_ends_is_read_line_by_line(tmp_path):
 def test_other_front_matter_keys_are_the_documents_own_business(tmp_path):
     doc = load(tmp_path, "a.md", "---\nauthor: Ana\ntags: [a, b]\ndate: 2024-05-01\ndraft: false\n---\n# A\n\nText.\n")
     assert doc.meta["audience"] == "public" and doc.meta["title"] == "A"
+    # Keys a letter from a scope key that are words of their own (a camping shop's "tent", a store's "long").
+    doc = load(tmp_path, "b.md", "---\nlat: 47.6\nlong: -122.3\ntent: dome\nstats: 5\nstates: [WA]\ntenancy: x\n"
+                                 "---\n# B\n\nText.\n")
+    assert doc.meta["audience"] == "public"
 
 
 @pytest.mark.parametrize("name,text", [

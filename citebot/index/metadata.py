@@ -18,7 +18,6 @@ unknown values are kept, so ``audience: internal`` reaches only
 """
 from __future__ import annotations
 
-import difflib
 import re
 import tomllib
 from collections.abc import Sequence
@@ -127,6 +126,27 @@ def _parse(body: str, fence: str, line0: int) -> dict:
     return normalize(meta, lines_of(body), line0)
 
 
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` is ``b`` with one letter added, dropped, changed or two swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return (a[i + 1:] == b[i + 1:] or a[i + 1:] == b[i:] or a[i:] == b[i + 1:]
+            or (a[i:i + 2] == b[i:i + 2][::-1] and a[i + 2:] == b[i + 2:]))
+
+
+def misspelt(key: str, value) -> str | None:
+    """The scope key that ``key`` misspells: one edit away, five letters or
+    more ("long", "tent", "land" are words of their own), and for ``status``
+    a value that names a status ("stats: 5" is a statistic)."""
+    if len(key) < 5:
+        return None
+    near = next((k for k in SCOPE_KEYS if _one_edit(key, k)), None)
+    if near == "status" and str(value).strip().lower() not in ("current", "superseded", "draft"):
+        return None
+    return near
+
+
 def normalize(meta: dict, lines: Sequence[str] = (), line0: int = 1) -> dict:
     """Known keys, case-insensitive, each a text value (or the document is unreadable)."""
     out: dict = {}
@@ -136,10 +156,10 @@ def normalize(meta: dict, lines: Sequence[str] = (), line0: int = 1) -> dict:
             # Other keys (author, tags ...) are the document's own business, but one a
             # letter or two from a scope key is that key misspelt: "audiance: staff"
             # read as no audience published the page.  It fails closed.
-            near = difflib.get_close_matches(k, SCOPE_KEYS, n=1, cutoff=0.75)
+            near = misspelt(k, value)
             if near:
                 raise UnreadableDocument(f"{_line_of(key, lines, line0)}: unknown key {k!r}; "
-                                         f"did you mean {near[0]!r}?")
+                                         f"did you mean {near!r}?")
             continue
         where = _line_of(key, lines, line0)
         if k in out:
