@@ -156,4 +156,5 @@ def test_question_language_counts_words_not_letters():
     assert question_lang("App のエラー E4032") == "ja"
     # Traditional characters name the traditional script; shared characters (的, 是) say nothing.
     assert question_lang("這個設定是什麼意思？") == "zh-hant" and question_lang("这个设定是什么意思？") == "zh"
+    assert question_lang("什麼是依賴注入？") == question_lang("退貨要多久？") == "zh-hant"
     assert question_lang("what does 這個 mean?") == "en"

@@ -39,10 +39,11 @@ from citebot.search.models import on_scale
 # A sentence ends at . ! ? before a capital, digit or quote, after CJK/Devanagari
 # enders, and before an inline list item (" - Tents are ...", as PDF text reads).
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(“`]|\*\*)|(?<=[。！？।])|(?<=[.!?:;])\s+(?=[-•*]\s)")
-# A full stop after these ends no sentence ("Dr. Chen", "Jan. 5", "e.g. FastAPI",
-# "J. Smith").  "etc." is left out: it ends a sentence about as often as not.
+# A full stop after these ends no sentence ("Dr. Chen", "Jan. 5", "e.g. FastAPI").
+# Left out: "etc." and a single capital ("plan B. Then restart."), which end
+# sentences about as often as not.
 _ABBREV = re.compile(r"(?:^|[\s(])(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|cf|approx|No|Fig|Eq|Vol|Inc|Ltd|Corp|Jan|Feb|Mar|Apr"
-                     r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|e\.g|i\.e|[A-Z])\.$")
+                     r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|e\.g|i\.e)\.$")
 _ENUMERATOR = re.compile(r"^(?:\d+|[a-zA-Z])[.)]$")
 _BULLET = re.compile(r"^[-•*]\s+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -162,10 +163,13 @@ ANSWER_TYPES = [
      re.compile(_DURATION, re.I)),
     (re.compile(r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|多少钱|费用|কত টাকা", re.I),
      re.compile(r"[$€£¥]\s?\d|\d+(?:\.\d+)?\s*(?:元|dollars?|usd|eur|%|টাকা)", re.I)),
-    # "when" asks for a time only before a verb ("when does it run?"); "what
-    # does it return when a field is missing?" asks for something else.  Month
+    # "when" asks for a time before a verb ("when does it run?") or opening the
+    # question ("When's the sale?") but not a clause ("When I register a
+    # handler, which class ..."); "what does it return when a field is
+    # missing?" asks for something else.  Month
     # names are capitalised: "may" is a modal verb.
     (re.compile(r"\bwhen (?:do|does|did|is|are|was|were|will|would|can|could|should|shall|has|have|had)\b"
+                r"|^\W*when(?:['’]s)?\b(?!\s+(?:i|you|we|they|he|she|it|a|an|the|my|your|our|this|that|there)\b)"
                 r"|\b(?:until|since) when\b|\bwhat (?:time|date|day|year)\b|\bwhich (?:date|day|year)\b"
                 r"|\bopening hours\b|几点|什么时候|何时", re.I),
      re.compile(r"\d{1,2}(?::\d\d)?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|"

@@ -102,9 +102,10 @@ _ALPHABETIC = ("bn", "hi", "ru", "ar")  # scripts written in words, counted as w
 
 
 # Common characters written differently in Traditional and Simplified Chinese
-# (pairs in the same order); which set a question uses names its script.
-_HANT = "們個這說時會來對為與點過還樣問題實見開關應長從無當經發機變體讓請設號頁檔數庫網絡驗證權碼錯誤處參戶傳輸環資訊認務將產種頭動組義線單讀寫執導裝載選項類"
-_HANS = "们个这说时会来对为与点过还样问题实见开关应长从无当经发机变体让请设号页档数库网络验证权码错误处参户传输环资讯认务将产种头动组义线单读写执导装载选项类"
+# (pairs in the same order; 裡 has none, since 里 is Traditional too); which
+# set a question uses names its script.
+_HANT = "們個這說時會來對為與點過還樣問題實見開關應長從無當經發機變體讓請設號頁檔數庫網絡驗證權碼錯誤處參戶傳輸環資訊認務將產種頭動組義線單讀寫執導裝載選項類麼貨賴裡"
+_HANS = "们个这说时会来对为与点过还样问题实见开关应长从无当经发机变体让请设号页档数库网络验证权码错误处参户传输环资讯认务将产种头动组义线单读写执导装载选项类么货赖"
 
 
 def question_lang(text: str) -> str:

@@ -65,7 +65,8 @@ def lines_of(text: str) -> list[str]:
     (a ``\r\n`` ending is dropped), never at a form feed, U+2028 or U+0085,
     which ``str.splitlines`` also takes for line ends.  A file with ``\r``
     line ends and no ``\n`` (classic Mac OS) is split at ``\r``, as editors
-    show it: read as one line, it gave no chunks and no warning."""
+    number it (``grep`` sees one line there): read as one line, it gave no
+    chunks and no warning."""
     if "\r" in text and "\n" not in text:
         text = text.replace("\r", "\n")
     lines = text.split("\n")
