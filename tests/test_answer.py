@@ -65,6 +65,20 @@ def test_a_citation_opened_in_the_delta_that_closes_a_fence_is_still_checked():
             assert shown + tail == cleaned.text == whole, (i, j)
 
 
+def test_a_comma_after_a_stripped_citation_goes_when_a_citation_follows():
+    # [7] names no shown source: the comma after it listed it ("Text, [1]." before), unless it is the sentence's.
+    for text, clean in [("Text [7], [1]. More", "Text [1]. More"), ("See [1], [7], [2].", "See [1], [2]."),
+                        ("Text [7], [8], [1].", "Text [1]."), ("x [9];[1] y", "x [1] y"),
+                        ("Text [7], more words.", "Text, more words.")]:
+        assert clean_citations(text, n_shown=3).text == clean
+        for i in range(1, len(text)):
+            for j in range(i + 1, len(text)):
+                stream = AnswerStream(3)
+                shown = stream.feed(text[:i]) + stream.feed(text[i:j]) + stream.feed(text[j:])
+                tail, cleaned = stream.finish()
+                assert shown + tail == cleaned.text == clean, (text, i, j)
+
+
 def test_stripped_citation_leaves_no_gap_but_code_keeps_its_indent():
     c = clean_citations("Use this [7] command:\n\n```\nif x:\n    run()\n```", n_shown=2)
     assert c.text == "Use this command:\n\n```\nif x:\n    run()\n```"

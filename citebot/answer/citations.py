@@ -94,6 +94,7 @@ class AnswerStream:
         self.cited: list[int] = []
         self.marks: list[int] = []
         self.stripped = 0
+        self.stripped_at = -1  # where in body the last stripped citation stood
         self.deciding = True  # still reading the opening for a refusal
         self.code = ""  # the backticks that opened the code we are in ("" in prose)
 
@@ -182,12 +183,22 @@ class AnswerStream:
             self.stripped += sum(1 for n in nums if not 1 <= n <= self.n)
             self.cited.extend(n for n in good if n not in self.cited)
             self.marks.extend(good)
+            listed = self._listed()  # a comma right after a stripped citation, before this one
             if good:
+                if listed and not self.body[:-1].rstrip().endswith("]"):
+                    self.body = self.body[:-1]  # "Text [7], [1]." is "Text [1]." once [7] goes
+                    self.ws = self.ws or " "
                 self._append("[" + ", ".join(map(str, good)) + "]")
-            elif nums and _LISTED.search(self.body):
-                self.body = self.body[:-1]  # "[1], [7]." is "[1]." once [7] goes: the comma listed it
+            elif nums:
+                if _LISTED.search(self.body) or listed:
+                    self.body = self.body[:-1]  # "[1], [7]." is "[1]." once [7] goes: the comma listed it
+                self.stripped_at = len(self.body)
             pos = m.end()
         self._append(text[pos:])
+
+    def _listed(self) -> bool:
+        """Whether the body ends in a comma (or ";") right where a citation was stripped."""
+        return self.stripped_at == len(self.body) - 1 and self.body[-1:] in (",", ";")
 
     def _append(self, text: str) -> None:
         for ch in text:
@@ -215,8 +226,9 @@ class AnswerStream:
                 self.deciding = False
             else:
                 return ""
-        # A comma after a citation is held back: the next citation may be stripped, and the comma with it.
-        end = len(self.body) - (1 if _LISTED.search(self.body) else 0)
+        # A comma after a citation (kept or stripped) is held back: the next citation may
+        # be stripped, or follow a stripped one, and the comma goes with it.
+        end = len(self.body) - (1 if _LISTED.search(self.body) or self._listed() else 0)
         out = self.body[self.shown:end]
         self.shown = max(self.shown, end)
         return out
