@@ -148,6 +148,11 @@ class Config:
         return "Config(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
 
     @property
+    def milvus_lite(self) -> bool:
+        """``milvus_uri`` names a local file (milvus-lite), not a server."""
+        return "://" not in self.milvus_uri
+
+    @property
     def has_llm(self) -> bool:
         """An LLM is used only when an endpoint or key is configured."""
         return bool(os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"))

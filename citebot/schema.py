@@ -43,6 +43,9 @@ class Chunk:
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
+STATUSES = ("current", "superseded", "draft")  # the statuses a document can have
+
+
 @dataclass(frozen=True)
 class Scope:
     """What the asker may see.  Default: current documents, public audience,
@@ -76,7 +79,7 @@ class Scope:
 
     @classmethod
     def everything(cls) -> Scope:
-        return cls(frozenset({"current", "superseded", "draft"}), frozenset({"public", "staff"}), None, None, True)
+        return cls(frozenset(STATUSES), frozenset({"public", "staff"}), None, None, True)
 
     def describe(self) -> str:
         langs = ",".join(sorted(self.langs)) if self.langs else "any"

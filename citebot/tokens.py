@@ -59,6 +59,12 @@ def _whole_chars(data: bytes) -> int:
     return len(data)
 
 
+def cut_bytes(text: str, most: int) -> str:
+    """``text`` in at most ``most`` UTF-8 bytes, whole characters (index columns count bytes)."""
+    raw = text.encode("utf-8")
+    return text if len(raw) <= most else raw[:_whole_chars(raw[:most])].decode("utf-8")
+
+
 def windows(text: str, size: int) -> list[str]:
     """``text`` cut into pieces of about ``size`` tokens (tokenised once), at
     character boundaries: the pieces joined are ``text``."""

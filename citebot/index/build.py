@@ -13,7 +13,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-import re
 import zipfile
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -24,7 +23,7 @@ import numpy as np
 
 from citebot.config import Config
 from citebot.index import chunker, documents, lock
-from citebot.index.local import LocalIndex
+from citebot.index.local import LocalIndex, holds_index
 from citebot.index.progress import Progress
 from citebot.index.store import IndexError_, check_compatible, expected_stamp, settings_stamp
 from citebot.schema import Chunk
@@ -76,7 +75,7 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
         skipped.append((where + "/", f"folder cannot be listed: {e.strerror}"))
     for dirpath, dirnames, filenames in os.walk(folder, onerror=unreadable, followlinks=follow_links):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not excluded(Path(dirpath) / d))
-        for d in [d for d in dirnames if is_index(Path(dirpath) / d)]:
+        for d in [d for d in dirnames if holds_index(Path(dirpath) / d)]:
             # Another citebot index (an older one, another model's): its terms.txt lists every
             # chunk's words, restricted ones too, and would be served as a public page.
             dirnames.remove(d)
@@ -105,21 +104,6 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
 
 
 PATH_MAX = 2000  # bytes of a document's path under the folder
-
-
-_GENERATION = re.compile(r"gen-\d+(?:\.tmp)?")  # a written one, or one an interrupted ingest left half-written
-_INDEX_FILES = ("manifest.json", "chunks.jsonl", "rows.json", "terms.txt", "postings.npz", "embeddings.npy")
-
-
-def is_index(path: Path) -> bool:
-    """Whether ``path`` holds a local citebot index: a generation folder
-    with any of the index's files (a folder that merely holds a file named
-    CURRENT is documents)."""
-    try:
-        return any(g.is_dir() and _GENERATION.fullmatch(g.name) and any((g / f).is_file() for f in _INDEX_FILES)
-                   for g in path.glob("gen-*"))
-    except OSError:
-        return False
 
 
 def text_key(c: Chunk) -> str:
@@ -249,7 +233,7 @@ def _state_dir(cfg: Config) -> Path:
         return Path(cfg.index)
     uri = cfg.milvus_uri
     # One folder per collection: two collections in one file must not share (and clear) a checkpoint.
-    return (Path(uri + ".citebot") / cfg.milvus_collection if "://" not in uri
+    return (Path(uri + ".citebot") / cfg.milvus_collection if cfg.milvus_lite
             else Path(cfg.data_dir) / f"milvus-{cfg.milvus_collection}")
 
 
@@ -257,7 +241,7 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
             progress: Progress) -> Report:
     report = Report()
     prev = _previous(cfg, rebuild)
-    lite = cfg.backend == "milvus" and "://" not in cfg.milvus_uri
+    lite = cfg.backend == "milvus" and cfg.milvus_lite
     own = [_state_dir(cfg)] + ([Path(cfg.milvus_uri), Path(cfg.milvus_uri + ".citebot")] if lite else [])
     paths = discover(folder, include, follow_links, report.skipped, exclude=own)
     progress.start(len(paths))

@@ -333,6 +333,18 @@ def _generations(root: Path) -> list[Path]:
     return sorted((g for g in root.iterdir() if _GEN.fullmatch(g.name) and g.is_dir()), reverse=True)
 
 
+def holds_index(path: Path) -> bool:
+    """Whether ``path`` holds a local citebot index: a generation folder,
+    finished or one an interrupted ingest left half-written (``.tmp``), with
+    any of the index's files (a folder that merely holds a file named
+    CURRENT is documents)."""
+    try:
+        return any(g.is_dir() and _GEN.fullmatch(g.name.removesuffix(".tmp")) and any((g / f).is_file() for f in FILES)
+                   for g in path.glob("gen-*"))
+    except OSError:
+        return False
+
+
 def known_manifest(root: Path) -> dict:
     """The newest readable manifest of any generation (the rebuild command
     names its folder even when CURRENT itself is damaged); {} if none."""

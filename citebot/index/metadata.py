@@ -24,6 +24,9 @@ from collections.abc import Sequence
 
 import yaml
 
+from citebot.schema import STATUSES
+from citebot.tokens import cut_bytes
+
 META_KEYS = ("title", "status", "audience", "lang", "tenant")
 SCOPE_KEYS = ("status", "audience", "lang", "tenant")
 DEFAULTS = {"status": "current", "audience": "public", "tenant": None}
@@ -143,7 +146,7 @@ def misspelt(key: str, value) -> str | None:
     if len(key) < 5:
         return None
     near = next((k for k in SCOPE_KEYS if _one_edit(key, k)), None)
-    if near == "status" and str(value).strip().lower() not in ("current", "superseded", "draft"):
+    if near == "status" and str(value).strip().lower() not in STATUSES:
         return None
     return near
 
@@ -199,6 +202,6 @@ def finish(meta: dict, guess_lang, text_sample: str, fallback_title: str) -> dic
         out["lang"] = guess_lang(text_sample)
     title = (out["title"] or fallback_title).strip()
     if len(title.encode("utf-8")) > TITLE_MAX:  # a text file's first line can be a whole export
-        title = title.encode("utf-8")[:TITLE_MAX].decode("utf-8", "ignore").rstrip() + "…"
+        title = cut_bytes(title, TITLE_MAX).rstrip() + "…"
     out["title"] = title
     return out

@@ -44,6 +44,7 @@ from citebot.index.metadata import LONGEST
 from citebot.index.store import IndexError_, TermStat, rebuild_command
 from citebot.schema import Chunk, Hit, Scope
 from citebot.search.bm25 import idf, tf_part
+from citebot.tokens import cut_bytes
 
 _PLAIN = re.compile(r"[a-z0-9]+")
 TEXT_MAX = 60_000  # bytes: VARCHAR is capped at 65,535 bytes on a Milvus server
@@ -114,18 +115,12 @@ def bm25_weights(counts: dict[str, int], tid: dict[str, int], avgdl: float, k1: 
     return {tid[t]: tf_part(tf, dl, avgdl, k1, b) for t, tf in counts.items()}
 
 
-def _cut(text: str, most: int) -> str:
-    """``text`` in at most ``most`` UTF-8 bytes (VARCHAR widths count bytes), whole characters."""
-    raw = text.encode("utf-8")
-    return text if len(raw) <= most else raw[:most].decode("utf-8", "ignore")
-
-
 def _row(c: Chunk, vector: np.ndarray, counts: dict[str, int], sparse: dict[int, float]) -> dict:
     terms = " ".join(encode_term(t) for t, n in counts.items() for _ in range(n))
     if len(terms) > TEXT_MAX:  # cut between tokens: half a hex-encoded term did not decode, and every read failed
         terms = terms[:terms.rindex(" ", 0, TEXT_MAX + 1)] if " " in terms[:TEXT_MAX + 1] else ""
-    return {"id": c.id, "source": c.source, "title": _cut(c.title, TITLE_MAX), "headings": list(c.headings),
-            "body": _cut(c.text, TEXT_MAX), "start": c.start, "end": c.end, "page": c.page, "status": c.status,
+    return {"id": c.id, "source": c.source, "title": cut_bytes(c.title, TITLE_MAX), "headings": list(c.headings),
+            "body": cut_bytes(c.text, TEXT_MAX), "start": c.start, "end": c.end, "page": c.page, "status": c.status,
             "audience": c.audience, "lang": c.lang, "tenant": c.tenant, "terms": terms, "sparse": sparse or {0: 0.0},
             "dense": np.asarray(vector, dtype=np.float32).tolist()}
 
@@ -148,7 +143,7 @@ class MilvusIndex:
         """``client``: a connection the caller holds (one per process is enough)."""
         name = cfg.milvus_collection
         # A milvus-lite file that is not there is no index; connecting would create it.
-        missing = client is None and "://" not in cfg.milvus_uri and not Path(cfg.milvus_uri).exists()
+        missing = client is None and cfg.milvus_lite and not Path(cfg.milvus_uri).exists()
         client = client if client is not None or missing else connect(cfg)
         if missing or not client.has_collection(name):
             raise IndexError_(f"no index in Milvus collection {name!r} at {cfg.milvus_uri}. Build one first: "

