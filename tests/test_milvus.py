@@ -141,11 +141,18 @@ def test_a_model_mismatch_is_refused_with_the_command_that_fixes_it(milvus_sampl
     assert "embed_model" in msg and "--set backend=milvus" in msg and "--rebuild" in msg
 
 
-def test_a_crash_mid_rebuild_leaves_the_old_collection_live(tmp_path, counting, monkeypatch):
+def one_page(tmp_path, counting, collection: str, **settings) -> tuple:
+    """A milvus-lite index of one page (a.md, about refunds): its folder and settings."""
     folder = tmp_path / "docs"
     write(folder / "a.md", "# A\n\nRefunds go to the card.\n")
-    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "c.db"), milvus_collection="live", use_rerank=False)
+    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / f"{collection}.db"),
+                 milvus_collection=collection, use_rerank=False, **settings)
     ingest(folder, cfg, embedder=counting, log=lambda m: None)
+    return folder, cfg
+
+
+def test_a_crash_mid_rebuild_leaves_the_old_collection_live(tmp_path, counting, monkeypatch):
+    folder, cfg = one_page(tmp_path, counting, "live")
     write(folder / "b.md", "# B\n\nShipping takes two days.\n")
     real = mv._insert
 
@@ -170,11 +177,7 @@ def test_a_crash_mid_rebuild_leaves_the_old_collection_live(tmp_path, counting, 
 
 
 def test_a_rebuild_drops_its_own_leftovers_only(tmp_path, counting):
-    folder = tmp_path / "docs"
-    write(folder / "a.md", "# A\n\nRefunds go to the card.\n")
-    eu = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "p.db"), milvus_collection="kb__eu",
-                use_rerank=False)
-    ingest(folder, eu, embedder=counting, log=lambda m: None)
+    folder, eu = one_page(tmp_path, counting, "kb__eu")
     ingest(folder, eu.replace(milvus_collection="kb"), embedder=counting, log=lambda m: None)  # a first build of "kb"
     idx = mv.MilvusIndex.open(eu)  # "kb__eu__<stamp>" began with "kb__": it was dropped as kb's leftover
     assert {c.source for c in idx.scan(Scope.everything())} == {"a.md"}
@@ -183,11 +186,7 @@ def test_a_rebuild_drops_its_own_leftovers_only(tmp_path, counting):
 
 
 def test_a_lost_terms_collection_is_a_damaged_index_with_the_command_that_fixes_it(tmp_path, counting):
-    folder = tmp_path / "docs"
-    write(folder / "a.md", "# A\n\nRefunds go to the card.\n")
-    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "d.db"), milvus_collection="dm",
-                 use_rerank=False, chunk_tokens=150)
-    ingest(folder, cfg, embedder=counting, log=lambda m: None)
+    _, cfg = one_page(tmp_path, counting, "dm", chunk_tokens=150)
     idx = mv.MilvusIndex.open(cfg)
     idx.client.drop_collection(idx.terms_collection)
     with pytest.raises(IndexError_, match="is damaged") as e:  # it was a raw MilvusException
@@ -197,11 +196,7 @@ def test_a_lost_terms_collection_is_a_damaged_index_with_the_command_that_fixes_
 
 
 def test_a_value_too_long_to_store_fails_its_document_closed_and_the_rest_are_written(tmp_path, counting):
-    folder = tmp_path / "docs"
-    write(folder / "a.md", "# A\n\nRefunds go to the card.\n")
-    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "l.db"), milvus_collection="ln",
-                 use_rerank=False)
-    ingest(folder, cfg, embedder=counting, log=lambda m: None)
+    folder, cfg = one_page(tmp_path, counting, "ln")
     write(folder / "a.md", "---\naudience: staff\n---\n# A\n\nRefunds go to the card.\n")  # now staff only
     write(folder / "z.md", "---\nlang: English (United Kingdom), British usage\n---\n# Z\n\nZebra text.\n")
     key = "f" * 2560  # one analysed term longer than the terms collection's key
