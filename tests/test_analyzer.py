@@ -36,6 +36,21 @@ def test_analyzer_stopwords_stemming_and_hyphenated_words():
     assert lexical.analyze("What are the refunds for two-factor devices?") == ["refund", "two", "factor", "devic"]
 
 
+def test_apostrophes_resolve_to_the_word_people_search_for():
+    # A possessive is its word, a contraction its head word (a stopword here),
+    # a curly apostrophe is one, and an elision leaves the word after it.
+    assert lexical.analyze("FastAPI's docs") == lexical.analyze("FastAPI docs") == ["fastapi", "doc"]
+    assert lexical.analyze("it doesn’t reload, you can't, we won't") == ["reload"]
+    assert lexical.analyze("E4032's meaning") == ["e4032", "mean"]
+    assert lexical.analyze("l'application") == lexical.analyze("application") == ["applic"]
+    assert lexical.analyze("rock'n'roll") == ["rocknrol"]
+
+
+def test_latin_accents_fold_and_other_scripts_keep_their_marks():
+    assert lexical.analyze("café résumé") == lexical.analyze("cafe resume") == ["cafe", "resum"]
+    assert lexical.analyze("পণ্য") == ["পণ্য"]  # the hasanta is a mark of the word, not an accent
+
+
 @pytest.fixture(scope="module")
 def codes_index(tmp_path_factory, embedder):
     folder = tmp_path_factory.mktemp("codes")

@@ -30,7 +30,7 @@ FORMAT = 2  # 2: BM25 postings and rows stored at ingest, no bm25.json
 # 2: documentation markup read as rendered; 3: a language folder (en/, zh/) sets the language;
 # 4: CommonMark fences, //// blocks, setext headings, per-piece lines, one PDF page per chunk, every HTML article
 CHUNKER_VERSION = 4
-ANALYZER = "citebot-3"  # 3: identifiers without hyphens, case folding, ー inside Japanese words
+ANALYZER = "citebot-4"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes, accents
 
 
 class IndexError_(RuntimeError):

@@ -6,8 +6,11 @@ letters and digits stay whole, without their hyphens, so a question's
 Unicode hyphen or dash reads as ``-``); runs of Chinese/Japanese characters
 (the katakana long-vowel mark ``ー`` inside them) become overlapping
 character bigrams (a lone character stays a token); every other script splits into words (letters, digits and combining
-marks, so Bengali vowel signs stay inside their word); English stopwords are
-dropped and Latin-script words are Snowball-stemmed.  Every backend indexes
+marks, so Bengali vowel signs stay inside their word); an apostrophe inside
+a word resolves as English and French write it (``FastAPI's`` -> fastapi,
+``doesn't`` -> does, ``l'application`` -> application, ``rock'n'roll`` -> rocknroll);
+Latin letters lose their accents (``café`` meets ``cafe``); English stopwords
+are dropped and Latin-script words are Snowball-stemmed.  Every backend indexes
 these terms, so a question ranks the same way on each.
 """
 from __future__ import annotations
@@ -21,15 +24,17 @@ import snowballstemmer
 _CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\u30fc\u3005"  # + ー and 々, which belong to no script
 _WORDCH = rf"[[\p{{L}}\p{{N}}\p{{M}}]--[{_CJK}]]"
 # "/" is a boundary (paths and URLs split into their parts); "-", "_", "."
-# join, so e4032, sf-3000, rel_5521 and 3.5 stay whole.
-_TOKEN = regex.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<tok>{_WORDCH}+(?:[-_.]{_WORDCH}+)*)", regex.V1)
+# join, so e4032, sf-3000, rel_5521 and 3.5 stay whole; "'" joins too, and
+# ``_apostrophe`` resolves it.
+_TOKEN = regex.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<tok>{_WORDCH}+(?:[-_.']{_WORDCH}+)*)", regex.V1)
 _DIGIT = regex.compile(r"\p{N}")
 _SPLIT = regex.compile(r"[-_.]")
+_JOINERS = regex.compile(r"([-_.])")  # split, keeping the joiners
 
 STOPWORDS = frozenset("""a an and are as at be been but by can could did do does doing for from had has
 have how i if in into is it its me my of on or our so than that the their them then there these they
 this to was we were what when where which who why will with would you your yours am any about after
-again all also just should i'm i've can't don't it's""".split())
+again all also just should""".split())
 
 
 _LETTER = regex.compile(r"\p{L}")
@@ -51,7 +56,37 @@ def _stem(word: str) -> str:
     return _STEMMER.stemWord(word) if _ASCII_WORD.fullmatch(word) else word
 
 
-_DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212"})
+_DASHES = str.maketrans({**{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212"},
+                         **{c: "'" for c in "\u2019\u02bc"}})  # ’ and ʼ are apostrophes too
+_CLITICS = frozenset(("s", "re", "ve", "ll", "d", "m"))  # it's, you're, we've, they'll, I'd, I'm
+_NOT = {"can": "can", "won": "will", "shan": "shall"}  # can't, won't, shan't; else doesn't -> does
+
+
+def _apostrophe(piece: str) -> str:
+    """One word with an apostrophe inside: a clitic or "n't" leaves its head
+    word, a short French/Italian elision leaves what follows it (l', d',
+    qu', and o' of O'Neil), anything else is one word without it (rock'n'roll)."""
+    head, _, tail = piece.partition("'")
+    tail = tail.replace("'", "")
+    if tail in _CLITICS:
+        return head
+    if tail == "t" and head.endswith("n"):
+        return _NOT.get(head, head[:-1])
+    if len(head) <= 2 and len(tail) >= 3:
+        return tail
+    return head + tail
+
+
+_LATIN = regex.compile(r"[\p{Latin}\p{M}]+")
+
+
+@functools.lru_cache(maxsize=65536)
+def _unaccent(word: str) -> str:
+    """Latin letters without their accents (café -> cafe, über -> uber);
+    other scripts keep their marks (Bengali vowel signs are marks)."""
+    if word.isascii() or not _LATIN.fullmatch(word):
+        return word
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
 
 def analyze(text: str) -> list[str]:
@@ -62,6 +97,8 @@ def analyze(text: str) -> list[str]:
             out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
         else:
             tok = m.group("tok")
+            if "'" in tok:
+                tok = "".join(_apostrophe(p) if "'" in p else p for p in _JOINERS.split(tok))
             if _DIGIT.search(tok):
                 # Identifiers and numbers stay whole (e4032, sf-3000 -> sf3000, rd2-24 -> rd224, 3.5,
                 # 2024-01-15); an identifier's hyphens go, as people write them or leave them out.
@@ -69,5 +106,5 @@ def analyze(text: str) -> list[str]:
                 continue
             for w in _SPLIT.split(tok):  # "two-factor" -> two, factor
                 if w and w not in STOPWORDS:
-                    out.append(_stem(w))
+                    out.append(_stem(_unaccent(w)))
     return out
