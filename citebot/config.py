@@ -101,6 +101,7 @@ class Config:
     # OPENAI_BASE_URL / OPENAI_API_KEY as the openai client reads them.
     model: str = "gpt-4o-mini"
     llm_timeout: float = 30.0
+    llm_deadline: float = 180.0  # seconds for a whole answer: a stream still writing then is cut, marked incomplete
     llm_retries: int = 2
     # Where chat history and the citation metrics log go.
     data_dir: str = str(DATA_DIR)
@@ -125,8 +126,8 @@ class Config:
             raise ConfigError("weight_sparse and weight_dense must be >= 0 and not both 0")
         if self.bm25_k1 < 0 or not 0 <= self.bm25_b <= 1:
             raise ConfigError("bm25_k1 must be >= 0 and bm25_b within [0, 1]")
-        if self.llm_timeout <= 0 or self.llm_retries < 0:
-            raise ConfigError("llm_timeout must be > 0 and llm_retries >= 0")
+        if self.llm_timeout <= 0 or self.llm_deadline <= 0 or self.llm_retries < 0:
+            raise ConfigError("llm_timeout and llm_deadline must be > 0 and llm_retries >= 0")
         if not self.index:
             raise ConfigError("index must name a directory")
         if self.backend not in ("local", "milvus"):

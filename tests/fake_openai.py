@@ -9,7 +9,8 @@ Each request pops the next scripted reply:
   ``{"text": "...", "finish": "length"}`` a stream that ends with another finish reason,
   ``{"text": "...", "cut": True}`` a stream cut off (no finish, no [DONE]),
   ``{"text": "...", "raw": "data: {broken\\n\\n"}`` raw bytes sent after the text,
-  ``{"text": "...", "error": "overloaded"}`` an error event mid-stream.
+  ``{"text": "...", "error": "overloaded"}`` an error event mid-stream,
+  ``{"text": "...", "pause": 0.2}`` each piece that many seconds after the last (a trickle).
 
 Every request body is recorded.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 REFUSAL = "I don't know based on the available documents."
@@ -73,9 +75,14 @@ class FakeOpenAI:
                 text = reply.get("text", "")
                 pieces = [text[i:i + 7] for i in range(0, len(text), 7)]
                 for i, piece in enumerate(pieces):
+                    if i and reply.get("pause"):
+                        time.sleep(reply["pause"])
                     delta = {"role": "assistant", "content": piece} if i == 0 else {"content": piece}
-                    self.wfile.write(_event(model, delta))
-                    self.wfile.flush()
+                    try:
+                        self.wfile.write(_event(model, delta))
+                        self.wfile.flush()
+                    except (BrokenPipeError, ConnectionResetError):  # the client hung up: fine
+                        return
                 if "raw" in reply:
                     self.wfile.write(reply["raw"].encode())
                 if "error" in reply:

@@ -30,6 +30,17 @@ def test_a_stream_cut_off_mid_answer_is_marked_incomplete(fake, convo):
     assert data["incomplete"] is True and data["answer"] == "Returns are not accepted [1]"
 
 
+def test_a_stream_still_writing_at_the_deadline_is_cut_and_marked_incomplete(fake, convo):
+    # 40 pieces 0.1 s apart: each arrives well inside the 5 s read timeout, so
+    # only the whole-answer deadline (0.5 s) can stop it.
+    convo.engine.llm.deadline = 0.5
+    fake.script = [{"text": "Returns are not accepted after thirty days [1]. " * 6, "pause": 0.1}]
+    turn = convo.ask(Q)
+    assert turn.incomplete and "still writing after 0.5 s" in turn.incomplete
+    assert 0 < len(turn.answer) < 100  # the text shown before the cut is kept
+    assert convo.ask("can I return opened items?").error is None  # the chat goes on
+
+
 @pytest.mark.parametrize("finish,why", [("length", "length limit"), ("content_filter", "content filter")])
 def test_an_answer_that_did_not_finish_normally_is_incomplete(fake, convo, finish, why):
     fake.script = [{"text": "Returns are accepted within 30 days [1]", "finish": finish}]

@@ -6,10 +6,13 @@ reply is checked, not trusted: every failure becomes an ``LLMError`` whose
 message says what happened and what to try, so the chat can print it and go
 on; a stream that ends without a normal finish raises ``LLMIncomplete``
 after its text, so the answer is marked incomplete, never shown as whole.
+``timeout`` bounds each wait for the server; ``deadline`` the whole answer,
+so a server that trickles text forever cannot hold the chat.
 """
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 
 
@@ -23,11 +26,12 @@ class LLMIncomplete(LLMError):
 
 
 class LLM:
-    def __init__(self, model: str, timeout: float = 30.0, retries: int = 2):
+    def __init__(self, model: str, timeout: float = 30.0, retries: int = 2, deadline: float = 180.0):
         import openai
 
         self._openai = openai
         self.model = model
+        self.deadline = deadline
         self.client = openai.OpenAI(
             base_url=os.environ.get("OPENAI_BASE_URL") or None,
             api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",  # local servers ignore it
@@ -37,6 +41,7 @@ class LLM:
         """Yield the answer's text as it is written."""
         finish = None
         sent = False  # whether text went out: a failure after it leaves an incomplete answer, not none
+        start = time.monotonic()
         try:
             response = self.client.chat.completions.create(
                 model=self.model, temperature=0, stream=True,
@@ -52,6 +57,12 @@ class LLM:
                     sent = True
                     yield text
                 finish = choice.finish_reason or finish
+                if finish is None and time.monotonic() - start > self.deadline:
+                    response.close()
+                    raise LLMIncomplete(f"the model was still writing after {self.deadline:g} s "
+                                        "(CITEBOT_LLM_DEADLINE)")
+        except LLMIncomplete:
+            raise
         except self._openai.APIError as e:
             error = self._explain(e)
         except (AttributeError, TypeError, ValueError, KeyError, IndexError):
@@ -95,4 +106,4 @@ class LLM:
 
 def make(cfg) -> LLM | None:
     """An LLM when an endpoint or key is configured, else None (offline)."""
-    return LLM(cfg.model, cfg.llm_timeout, cfg.llm_retries) if cfg.has_llm else None
+    return LLM(cfg.model, cfg.llm_timeout, cfg.llm_retries, cfg.llm_deadline) if cfg.has_llm else None
