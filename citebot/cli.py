@@ -30,13 +30,14 @@ def question_problem(text: str | None) -> str | None:
     return None
 
 
-_C1 = re.compile("[\x7f-\x9f\u2028\u2029]")
+_C1 = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def json_text(obj, **kw) -> str:
     """``json.dumps`` for stdout: readable non-ASCII text, but the C1
     controls escaped (``ensure_ascii=False`` leaves U+009B, a one-character
-    CSI, raw) and the line separators too."""
+    CSI, raw), the line separators and the bidi controls too (escaped, the
+    text a script reads is exact; raw, a terminal showed it reversed)."""
     return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(obj, ensure_ascii=False, **kw))
 
 

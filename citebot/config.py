@@ -137,6 +137,10 @@ class Config:
             raise ConfigError(f"milvus_index must be FLAT, HNSW or AUTOINDEX, got {self.milvus_index!r}")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,200}", self.milvus_collection):
             raise ConfigError("milvus_collection must be letters, digits and _ (starting with a letter or _)")
+        if not Path(self.synonyms).is_file():  # found here, a usage error (2), not a failed question (1)
+            raise ConfigError(f"synonyms must name a JSON file, and {self.synonyms!r} is "
+                              f"{'a folder' if Path(self.synonyms).is_dir() else 'not there'}; "
+                              "give the file, or --set use_expansion=false for none")
         if not self.dense_langs.strip():
             raise ConfigError('dense_langs is empty; use "*" for every language or a list such as "en,de"')
 
@@ -166,7 +170,9 @@ DEFAULTS = Config()
 def _coerce(key: str, value, source: str):
     """Turn a string (env, flag) or TOML value into the field's type."""
     kind = type(getattr(DEFAULTS, key))
-    bad = ConfigError(f"{key}: cannot read {value!r} from {source} as {kind.__name__}")
+    want = {bool: "true or false (also 1/0, yes/no, on/off)", int: "a whole number such as 5",
+            float: "a number such as 0.5", str: "text"}[kind]
+    bad = ConfigError(f"{key}: cannot read {value!r} from {source}; give {want}")
     if kind is bool:
         if isinstance(value, bool):
             return value
@@ -212,7 +218,7 @@ def resolve(flags: dict | None = None, env: Mapping[str, str] | None = None,
     environ: Mapping[str, str] = os.environ if env is None else env
     values: dict = {}
     sources = {k: "default" for k in FIELDS}
-    path = file or environ.get("CITEBOT_CONFIG")
+    path = file or environ.get("CITEBOT_CONFIG") or None  # CITEBOT_CONFIG= (empty) is unset, not the folder "."
     if path is None and Path("citebot.toml").is_file():
         path = "citebot.toml"
     if path is not None:

@@ -4,7 +4,9 @@ model goes through :func:`safe`: such text is shown, never obeyed.
 Removed: ESC sequences (CSI such as clear-screen, OSC such as set-title or
 the clipboard write OSC 52, and any other ESC + byte), the single-byte C1
 controls U+0080..U+009F (U+009B is a one-character CSI on many terminals),
-and the C0 controls except tab and newline.  ``--json`` output is never
+the C0 controls except tab and newline, and the bidi embedding, override
+and isolate controls U+202A..U+202E, U+2066..U+2069 (a title holding U+202E
+showed the citation's file name and line reversed: "Trojan Source").  ``--json`` output is never
 passed through here: JSON escapes control characters itself and stays exact.
 """
 from __future__ import annotations
@@ -21,7 +23,7 @@ _SEQUENCES = re.compile(
     r"|\x9d[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # 8-bit OSC
     r"|\x1b[ -/]*[0-~]?"  # any other escape (ESC c resets the terminal)
 )
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def safe(text: str) -> str:

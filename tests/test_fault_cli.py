@@ -39,6 +39,19 @@ def test_a_bad_synonyms_file_is_a_message(sample_index, tmp_path):
     write(tmp_path / "syn.json", "{not json")
     r = run("retrieve.py", "refunds", "--index", sample_index.index, env={"CITEBOT_SYNONYMS": str(tmp_path / "syn.json")})
     assert r.returncode == 1 and "is not valid JSON" in r.stderr and "Traceback" not in r.stderr
+    # A file that is not there, or a folder, is a bad setting: a usage error before any question.
+    for where, says in ((tmp_path / "none.json", "is not there"), (tmp_path, "is a folder")):
+        r = run("retrieve.py", "refunds", "--index", sample_index.index, env={"CITEBOT_SYNONYMS": str(where)})
+        assert r.returncode == 2 and says in r.stderr and "use_expansion=false" in r.stderr
+
+
+def test_a_bad_value_says_what_to_give_and_an_empty_config_variable_is_unset(tmp_path):
+    r = run("config.py", "--set", "use_rerank=maybe")
+    assert r.returncode == 2 and "use_rerank: cannot read 'maybe' from --set use_rerank; give true or false" in r.stderr
+    r = run("config.py", "--set", "final_k=many")
+    assert r.returncode == 2 and "give a whole number" in r.stderr
+    r = run("config.py", env={"CITEBOT_CONFIG": ""})
+    assert r.returncode == 0 and r.stdout.startswith("backend")
 
 
 def test_an_index_path_under_a_file(tmp_path):

@@ -48,9 +48,33 @@ def test_metadata_that_cannot_be_read_makes_the_file_unreadable(tmp_path, text, 
     assert where in str(e.value)
 
 
+def test_a_misspelt_scope_key_in_a_meta_tag_or_a_pdfs_info_fails_closed_too(tmp_path):
+    from conftest import tiny_pdf
+    with pytest.raises(documents.UnreadableDocument, match="unknown key 'audiance'; did you mean 'audience'"):
+        load(tmp_path, "a.html", '<html><head><meta name="viewport" content="width=device-width">'
+                                 '<meta name="audiance" content="staff"></head><body><p>Secret.</p></body></html>')
+    with pytest.raises(documents.UnreadableDocument, match="did you mean 'audience'"):
+        documents.load(tiny_pdf(tmp_path / "a.pdf", [["Secret."]], {"Title": "Plan", "Audiance": "staff"}), "a.pdf")
+
+
+def test_a_pdfs_info_given_by_reference_is_read(tmp_path):
+    from conftest import tiny_pdf
+    path = tiny_pdf(tmp_path / "a.pdf", [["Secret."]], {"Producer": "x"})
+    # Rewrite the info dictionary to hold its audience as an indirect object (7 0 R), as many writers do.
+    import pypdf
+    w = pypdf.PdfWriter(clone_from=pypdf.PdfReader(str(path)))
+    w._info.get_object()[pypdf.generic.NameObject("/Audience")] = w._add_object(
+        pypdf.generic.TextStringObject("staff"))
+    w.write(str(path))
+    assert documents.load(path, "a.pdf").meta["audience"] == "staff"
+
+
 def test_a_file_with_old_mac_line_ends_is_read_line_by_line(tmp_path):
     doc = load(tmp_path, "cr.md", "# CR only\r\rIntro.\r\r## Later\r\rThe zibble level is 6.\r")
     assert [(b.text, b.start) for b in doc.blocks if "zibble" in b.text] == [("The zibble level is 6.", 7)]
+    # One "\n" at the end does not make the rest one line: the front matter still restricts the page.
+    doc = load(tmp_path, "mixed.md", "---\raudience: staff\r---\r\r# Secret\r\rThe blorfcode is 4242.\r\n")
+    assert doc.meta["audience"] == "staff" and [b.start for b in doc.blocks if "blorfcode" in b.text] == [7]
 
 
 def test_other_front_matter_keys_are_the_documents_own_business(tmp_path):
@@ -98,6 +122,20 @@ def test_links_out_of_the_folder_are_skipped_unless_asked(tmp_path):
     assert {c.source for c in LocalIndex.load(cfg.index).scan(Scope.everything())} == {"ok.md", "alias.md"}
     report = ingest(folder, cfg, embedder=HashEmbedder(), follow_links=True, log=lambda m: None)
     assert "passwd.txt" in report.added and "linked-dir/passwd.txt" in report.added
+
+
+def test_a_looping_link_is_skipped_and_a_link_back_up_is_read_once(tmp_path):
+    folder = tmp_path / "docs"
+    write(folder / "sub" / "a.md", "# A\n\nThe plimflux value is 7.\n")
+    os.symlink("loopb.md", folder / "loopa.md")
+    os.symlink("loopa.md", folder / "loopb.md")
+    os.symlink("..", folder / "sub" / "up")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    report = ingest(folder, cfg, embedder=HashEmbedder(), follow_links=True, log=lambda m: None)
+    assert report.added == ["sub/a.md"]
+    assert dict(report.skipped) == {"loopa.md": "a link that loops back on itself",
+                                    "loopb.md": "a link that loops back on itself",
+                                    "sub/up/": "a link to a folder already read; read once"}
 
 
 def test_odd_names_unreadable_folders_utf16_and_loose_html_text(tmp_path, monkeypatch):
@@ -237,6 +275,8 @@ def test_a_title_too_long_to_store_is_cut_and_a_path_too_long_is_skipped(tmp_pat
     ("a.html", "---\naudience: staff\n---\n<html><body><p>Secret.</p></body></html>\n"),  # Jekyll-style HTML
     ("a.md", "<!-- internal page -->\n---\naudience: staff\n---\n# Vault\n\nSecret.\n"),  # a comment first
     ("a.md", "<!--\n  internal page\n-->\n\n---\naudience: staff\n---\nSecret.\n"),
+    ("a.md", "<!-- markdownlint-disable --> <!-- prettier-ignore -->\n---\naudience: staff\n---\nSecret.\n"),
+    ("a.md", "<!-- one --> <!-- two\n spans lines -->\n---\naudience: staff\n---\nSecret.\n"),
 ])
 def test_front_matter_restricts_wherever_an_author_puts_it(tmp_path, name, text):
     doc = load(tmp_path, name, text)

@@ -21,11 +21,12 @@ from citebot.terminal import safe
 from conftest import ROOT, write
 from fake_openai import FakeOpenAI
 
-HOSTILE = ["\x1b[2J", "\x1b]0;owned\x07", "\x1b]52;c;ZWNobyBoaQ==\x07", "\x9b2J", "\x1bc", "\x07", "\x08", "\x9d0;t\x9c"]
+HOSTILE = ["\x1b[2J", "\x1b]0;owned\x07", "\x1b]52;c;ZWNobyBoaQ==\x07", "\x9b2J", "\x1bc", "\x07", "\x08", "\x9d0;t\x9c",
+           "\u202e", "\u2066"]  # bidi override and isolate: they show what follows reversed
 
 
 def clean(text: str) -> bool:
-    return not any(ch in text for ch in "\x1b\x9b\x9d\x07\x08\x9c")
+    return not any(ch in text for ch in "\x1b\x9b\x9d\x07\x08\x9c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 @pytest.mark.parametrize("seq", HOSTILE)

@@ -66,14 +66,29 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
     found = []
     left_out = [Path(x).resolve() for x in exclude]
 
+    def real(p: Path) -> Path | None:
+        """Where a link leads; None for one that loops (Python 3.11 raises RuntimeError there)."""
+        try:
+            return p.resolve(strict=False)
+        except (RuntimeError, OSError):
+            return None
+
     def excluded(p: Path) -> bool:
-        r = p.resolve() if p.is_symlink() else p.absolute()
-        return any(r == x or r.is_relative_to(x) for x in left_out)
+        r = real(p) if p.is_symlink() else p.absolute()
+        return r is not None and any(r == x or r.is_relative_to(x) for x in left_out)
 
     def unreadable(e: OSError) -> None:
         where = Path(e.filename).relative_to(folder).as_posix() if e.filename else "?"
         skipped.append((where + "/", f"folder cannot be listed: {e.strerror}"))
+    seen: set[str] = set()  # folders already read, by real path: a followed link back up would loop
     for dirpath, dirnames, filenames in os.walk(folder, onerror=unreadable, followlinks=follow_links):
+        here = os.path.realpath(dirpath)
+        if here in seen:
+            dirnames[:] = []
+            skipped.append((Path(dirpath).relative_to(folder).as_posix() + "/",
+                            "a link to a folder already read; read once"))
+            continue
+        seen.add(here)
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not excluded(Path(dirpath) / d))
         for d in [d for d in dirnames if holds_index(Path(dirpath) / d)]:
             # Another citebot index (an older one, another model's): its terms.txt lists every
@@ -93,7 +108,10 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
                 continue
             if include and not any(fnmatch.fnmatch(rel.as_posix(), g) for g in include):
                 continue
-            if p.is_symlink() and not follow_links and not p.resolve().is_relative_to(root):
+            if p.is_symlink() and real(p) is None:
+                skipped.append((rel.as_posix(), "a link that loops back on itself"))
+                continue
+            if p.is_symlink() and not follow_links and not (real(p) or root).is_relative_to(root):
                 skipped.append((rel.as_posix(), "a link to a file outside the folder (--follow-links reads it)"))
                 continue
             if not p.is_file():  # a FIFO or a device would block the read forever

@@ -243,9 +243,11 @@ def _html_meta(soup) -> dict:
     raw: dict = {}
     for tag in soup.find_all("meta"):
         name = str(tag.get("name") or "").strip()
-        if name.lower() in metadata.META_KEYS:
-            if name.lower() in {k.lower() for k in raw}:
+        if name.lower() in {k.lower() for k in raw}:
+            if name.lower() in metadata.META_KEYS:
                 raise UnreadableDocument(f"line {tag.sourceline}: <meta name={name!r}> is given twice")
+            continue
+        if name:  # every name: normalize keeps the known ones and fails closed on a misspelt one (audiance)
             raw[name] = str(tag.get("content") or "")
     meta = metadata.normalize(raw)
     if soup.html and soup.html.get("lang") and "lang" not in meta:
@@ -383,7 +385,8 @@ def load_pdf(path: Path, rel: str) -> Document:
         if reader.is_encrypted:
             raise UnreadableDocument("is an encrypted PDF; save an unencrypted copy and ingest again")
         pages = [(p.extract_text() or "") for p in reader.pages]
-        info = dict(reader.metadata or {})
+        meta = reader.metadata or {}
+        info = {k: meta[k] for k in meta}  # indexing resolves an indirect value; dict() kept the reference
     except UnreadableDocument:
         raise
     except Exception as e:  # noqa: BLE001 - pypdf raises many types on damaged files
@@ -420,8 +423,8 @@ def _pdf_meta(info: dict) -> dict:
     """The PDF's document info: its /Title, and /Status, /Audience, /Tenant,
     /Lang entries (custom keys, any case) read like front matter, so a PDF
     can be restricted too (a wrong type or a key twice fails closed)."""
-    raw = {str(k).lstrip("/"): (str(v) if isinstance(v, str) else v) for k, v in info.items()
-           if str(k).lstrip("/").lower() in metadata.META_KEYS}
+    # Every key goes to normalize, which keeps the known ones and fails closed on a misspelt one (/Audiance).
+    raw = {str(k).lstrip("/"): (str(v) if isinstance(v, str) else v) for k, v in info.items()}
     title = next((v for k, v in raw.items() if k.lower() == "title"), None)
     meta = metadata.normalize({k: v for k, v in raw.items() if k.lower() != "title"})
     if isinstance(title, str) and title.strip():

@@ -64,18 +64,19 @@ class _Loader(yaml.SafeLoader):
 
 
 def lines_of(text: str) -> list[str]:
-    """Source lines as ``grep -n`` and editors number them: split at ``\n``
-    (a ``\r\n`` ending is dropped), never at a form feed, U+2028 or U+0085,
-    which ``str.splitlines`` also takes for line ends.  A file with ``\r``
-    line ends and no ``\n`` (classic Mac OS) is split at ``\r``, as editors
-    number it (``grep`` sees one line there): read as one line, it gave no
-    chunks and no warning."""
-    if "\r" in text and "\n" not in text:
-        text = text.replace("\r", "\n")
-    lines = text.split("\n")
+    """Source lines as Python's universal newlines and editors read them:
+    split at ``\r\n``, ``\n`` and a lone ``\r``, never at a form feed, U+2028
+    or U+0085, which ``str.splitlines`` also takes for line ends.  A lone
+    ``\r`` is a line end even in a file that also holds ``\n``: read as part
+    of a line, ``---\raudience: staff\r---`` hid the front matter and
+    published the page; a classic Mac OS file read as one line gave no chunks."""
+    lines = _NEWLINE.split(text)
     if lines and lines[-1] == "":
         lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    return lines
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 def split_front_matter(text: str) -> tuple[dict, list[str], int]:
@@ -95,22 +96,29 @@ def split_front_matter(text: str) -> tuple[dict, list[str], int]:
 
 
 def _first_content_line(lines: list[str]) -> int | None:
-    """The first line that is neither blank nor inside an HTML comment: a
-    page that opens with ``<!-- internal -->`` and then front matter is still
-    restricted by it (reading it as text would publish the page)."""
+    """The first line that is neither blank nor inside HTML comments: a
+    page that opens with ``<!-- internal -->`` (or two comments on a line)
+    and then front matter is still restricted by it (reading it as text
+    would publish the page)."""
     i, n = 0, len(lines)
     while i < n:
-        line = lines[i].strip()
-        if not line:
+        rest = lines[i].strip()
+        if not rest.startswith("<!--"):
+            if rest:
+                return i
             i += 1
-        elif line.startswith("<!--"):
-            while i < n and "-->" not in lines[i]:
+            continue
+        while rest.startswith("<!--"):  # every comment that opens this line, each maybe over several lines
+            rest = rest[4:]
+            while "-->" not in rest:
                 i += 1
-            if i < n and lines[i].strip().split("-->", 1)[1].strip():
-                return None  # text after the comment on its line: not a front matter page
-            i += 1
-        else:
-            return i
+                if i >= n:
+                    return None
+                rest = lines[i]
+            rest = rest.split("-->", 1)[1].strip()
+        if rest:
+            return None  # text after the comments on their line: not a front matter page
+        i += 1
     return None
 
 

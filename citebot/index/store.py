@@ -28,8 +28,10 @@ from citebot.schema import Chunk, Hit, Scope
 
 FORMAT = 2  # 2: BM25 postings and rows stored at ingest, no bm25.json
 # 2: documentation markup read as rendered; 3: a language folder (en/, zh/) sets the language;
-# 4: CommonMark fences, //// blocks, setext headings, per-piece lines, one PDF page per chunk, every HTML article
-CHUNKER_VERSION = 4
+# 4: CommonMark fences, //// blocks, setext headings, per-piece lines, one PDF page per chunk, every HTML article;
+# 5: front matter found behind two comments on a line and at lone "\r" line ends, a misspelt key in <meta> or a
+# PDF's info fails closed (an index built before holds such pages as public: it must be re-read)
+CHUNKER_VERSION = 5
 ANALYZER = "citebot-4"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes, accents
 
 
