@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -385,7 +386,7 @@ def load_pdf(path: Path, rel: str) -> Document:
         if reader.is_encrypted:
             raise UnreadableDocument("is an encrypted PDF; save an unencrypted copy and ingest again")
         pages = [(p.extract_text() or "") for p in reader.pages]
-        meta = reader.metadata or {}
+        meta: Mapping = reader.metadata or {}
         info = {k: meta[k] for k in meta}  # indexing resolves an indirect value; dict() kept the reference
     except UnreadableDocument:
         raise
