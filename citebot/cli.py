@@ -13,7 +13,7 @@ import sys
 
 from citebot import config
 from citebot.schema import Scope
-from citebot.terminal import safe
+from citebot.terminal import BIDI, safe
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 # A question longer than this is a paste accident, not a question: it would
@@ -30,7 +30,7 @@ def question_problem(text: str | None) -> str | None:
     return None
 
 
-_C1 = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_C1 = re.compile(f"[\x7f-\x9f\u2028\u2029{BIDI}]")
 
 
 def json_text(obj, **kw) -> str:

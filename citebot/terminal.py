@@ -23,7 +23,8 @@ _SEQUENCES = re.compile(
     r"|\x9d[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # 8-bit OSC
     r"|\x1b[ -/]*[0-~]?"  # any other escape (ESC c resets the terminal)
 )
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+BIDI = "\u202a-\u202e\u2066-\u2069"  # embedding, override and isolate controls (a range for a character class)
+_CONTROLS = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}]")
 
 
 def safe(text: str) -> str:

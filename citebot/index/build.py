@@ -108,12 +108,14 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
                 continue
             if include and not any(fnmatch.fnmatch(rel.as_posix(), g) for g in include):
                 continue
-            if p.is_symlink() and real(p) is None:
-                skipped.append((rel.as_posix(), "a link that loops back on itself"))
-                continue
-            if p.is_symlink() and not follow_links and not (real(p) or root).is_relative_to(root):
-                skipped.append((rel.as_posix(), "a link to a file outside the folder (--follow-links reads it)"))
-                continue
+            if p.is_symlink():
+                target = real(p)
+                if target is None:
+                    skipped.append((rel.as_posix(), "a link that loops back on itself"))
+                    continue
+                if not follow_links and not target.is_relative_to(root):
+                    skipped.append((rel.as_posix(), "a link to a file outside the folder (--follow-links reads it)"))
+                    continue
             if not p.is_file():  # a FIFO or a device would block the read forever
                 skipped.append((rel.as_posix(), "not a regular file"))
                 continue

@@ -63,6 +63,9 @@ class _Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
 def lines_of(text: str) -> list[str]:
     """Source lines as Python's universal newlines and editors read them:
     split at ``\r\n``, ``\n`` and a lone ``\r``, never at a form feed, U+2028
@@ -74,9 +77,6 @@ def lines_of(text: str) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return lines
-
-
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 def split_front_matter(text: str) -> tuple[dict, list[str], int]:

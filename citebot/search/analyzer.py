@@ -29,7 +29,7 @@ _WORDCH = rf"[[\p{{L}}\p{{N}}\p{{M}}]--[{_CJK}]]"
 _TOKEN = regex.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<tok>{_WORDCH}+(?:[-_.']{_WORDCH}+)*)", regex.V1)
 _DIGIT = regex.compile(r"\p{N}")
 _SPLIT = regex.compile(r"[-_.]")
-_JOINERS = regex.compile(r"([-_.])")  # split, keeping the joiners
+_JOINERS = regex.compile(f"({_SPLIT.pattern})")  # the same split, keeping the joiners
 
 STOPWORDS = frozenset("""a an and are as at be been but by can could did do does doing for from had has
 have how i if in into is it its me my of on or our so than that the their them then there these they
@@ -63,7 +63,8 @@ _NOT = {"can": "can", "won": "will", "shan": "shall"}  # can't, won't, shan't; e
 
 
 def _apostrophe(piece: str) -> str:
-    """One word with an apostrophe inside: a clitic or "n't" leaves its head
+    """One piece of a token (a piece without an apostrophe comes back as it
+    is) with an apostrophe inside: a clitic or "n't" leaves its head
     word, a short French/Italian elision leaves what follows it (l', d',
     qu', and o' of O'Neil), anything else is one word without it (rock'n'roll)."""
     head, _, tail = piece.partition("'")
@@ -98,7 +99,7 @@ def analyze(text: str) -> list[str]:
         else:
             tok = m.group("tok")
             if "'" in tok:
-                tok = "".join(_apostrophe(p) if "'" in p else p for p in _JOINERS.split(tok))
+                tok = "".join(map(_apostrophe, _JOINERS.split(tok)))
             if _DIGIT.search(tok):
                 # Identifiers and numbers stay whole (e4032, sf-3000 -> sf3000, rd2-24 -> rd224, 3.5,
                 # 2024-01-15); an identifier's hyphens go, as people write them or leave them out.
