@@ -2,6 +2,7 @@
 metadata that cannot be read fails closed, links out of the folder are not
 followed, and every skipped file or folder is reported."""
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,61 @@ def test_a_misspelt_scope_key_in_a_meta_tag_or_a_pdfs_info_fails_closed_too(tmp_
                                  '<meta name="audiance" content="staff"></head><body><p>Secret.</p></body></html>')
     with pytest.raises(documents.UnreadableDocument, match="did you mean 'audience'"):
         documents.load(tiny_pdf(tmp_path / "a.pdf", [["Secret."]], {"Title": "Plan", "Audiance": "staff"}), "a.pdf")
+
+
+@pytest.mark.parametrize("front", ["statu: archived", "stauts: [draft]", "Satus: deprecated", "statsu: Retired"])
+def test_a_misspelt_status_fails_closed_whatever_status_it_names(tmp_path, front):
+    # Only current/superseded/draft counted as a status, so "statu: archived" published the page.
+    with pytest.raises(documents.UnreadableDocument, match="did you mean 'status'"):
+        load(tmp_path, "a.md", f"---\n{front}\n---\n# Old tariff\n\nThe archived tariff was 140 euros.\n")
+
+
+@pytest.mark.parametrize("meta", ['<meta name="audience" content="staff" content="public">',
+                                  '<meta content="staff" name="audience" name="generator">',
+                                  '<meta name="generator" name="audience" content="staff">'])
+def test_a_meta_tag_giving_an_attribute_twice_fails_closed(tmp_path, meta):
+    # The parser kept the last value ("public", "generator"), so these staff pages were published.
+    with pytest.raises(documents.UnreadableDocument, match="twice; keep one"):
+        load(tmp_path, "a.html", f"<html><head>{meta}</head><body><p>Rota code 3312.</p></body></html>")
+
+
+def test_an_attribute_given_twice_elsewhere_keeps_its_first_value(tmp_path):
+    doc = load(tmp_path, "a.html", '<html><head><meta name="viewport" content="a" content="b">'
+                                   '<meta name="audience" content="staff"></head>'
+                                   '<body><p class="x" class="y">Rota code 3312.</p></body></html>')
+    assert doc.meta["audience"] == "staff" and [b.text for b in doc.blocks] == ["Rota code 3312."]
+
+
+@pytest.mark.parametrize("old,new", [
+    (b"/Audience (staff)", b"/Audience (public) /Audience (staff)"),  # a key twice: pypdf kept one silently
+    (b"/Audience (staff)", b"/Audience <zz>"),  # a value pypdf cannot parse, dropped
+    (b"/Audience (staff)", b"/Audience (staff"),  # a string never closed
+])
+def test_a_pdf_whose_info_cannot_be_read_fails_closed(tmp_path, old, new):
+    from conftest import tiny_pdf
+    path = tiny_pdf(tmp_path / "a.pdf", [["Rota code 3312."]], {"Audience": "staff"})
+    assert old in path.read_bytes()
+    path.write_bytes(path.read_bytes().replace(old, new))
+    with pytest.raises(documents.UnreadableDocument, match="document info that cannot be read"):
+        documents.load(path, "a.pdf")
+
+
+def test_a_pdf_whose_info_names_a_missing_object_fails_closed(tmp_path):
+    from conftest import tiny_pdf
+    path = tiny_pdf(tmp_path / "a.pdf", [["Rota code 3312."]], {"Audience": "staff"})
+    data = path.read_bytes()
+    ref = re.search(rb"/Info (\d+) 0 R", data)
+    path.write_bytes(data.replace(ref.group(0), b"/Info 999 0 R"))
+    with pytest.raises(documents.UnreadableDocument, match="document info that cannot be read"):
+        documents.load(path, "a.pdf")
+    assert documents.load(tiny_pdf(tmp_path / "b.pdf", [["Rota code 3312."]]), "b.pdf").meta["audience"] == "public"
+
+
+def test_a_scope_key_on_the_fence_line_fails_closed_and_a_diff_is_text(tmp_path):
+    with pytest.raises(documents.UnreadableDocument, match="alone on its line"):
+        load(tmp_path, "a.md", "--- {audience: staff}\n# Vault\n\nSecret.\n")
+    doc = load(tmp_path, "p.txt", "--- a/app.py\t2024-05-01 10:00:00\n+++ b/app.py\n@@ -1 +1 @@\n-x\n+y\n")
+    assert doc.meta["audience"] == "public" and "a/app.py" in doc.blocks[0].text
 
 
 def test_a_pdfs_info_given_by_reference_is_read(tmp_path):
@@ -277,6 +333,8 @@ def test_a_title_too_long_to_store_is_cut_and_a_path_too_long_is_skipped(tmp_pat
     ("a.md", "<!--\n  internal page\n-->\n\n---\naudience: staff\n---\nSecret.\n"),
     ("a.md", "<!-- markdownlint-disable --> <!-- prettier-ignore -->\n---\naudience: staff\n---\nSecret.\n"),
     ("a.md", "<!-- one --> <!-- two\n spans lines -->\n---\naudience: staff\n---\nSecret.\n"),
+    ("a.md", "\u200b---\naudience: staff\n---\nSecret.\n"),  # a zero-width space before the fence
+    ("a.md", "\u2060\n---\u200d\naudience: staff\n\u200b---\nSecret.\n"),  # and on a line of its own
 ])
 def test_front_matter_restricts_wherever_an_author_puts_it(tmp_path, name, text):
     doc = load(tmp_path, name, text)

@@ -12,8 +12,10 @@ when the document does not say.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -239,11 +241,25 @@ _CONTAINERS = ("div", "section", "article", "main", "body", "html", "ul", "ol", 
                "figcaption", "details", "summary", "center", "br", "hr")
 
 
+_TWICE = "\x00twice"  # on a tag that gives an attribute twice: attribute US value-not-kept RS, each (bs4 wants text)
+
+
+def _keep_first(attrs: dict, key: str, value) -> None:
+    """A repeated attribute keeps its first value, as browsers read it, and is noted."""
+    attrs[_TWICE] = attrs.get(_TWICE, "") + f"{key}\x1f{value}\x1e"
+
+
 def _html_meta(soup) -> dict:
     """``<meta name=...>`` (names case-insensitive), ``<html lang>``, ``<title>``."""
     raw: dict = {}
     for tag in soup.find_all("meta"):
         name = str(tag.get("name") or "").strip()
+        twice = [r.split("\x1f", 1) + [""] for r in tag.attrs.pop(_TWICE, "").split("\x1e") if r]
+        names = [name] + [v.strip() for k, v, *_ in twice if k == "name"]
+        if twice and any(n.lower() in metadata.SCOPE_KEYS or metadata.misspelt(n.lower(), "") for n in names):
+            # <meta name="audience" content="staff" content="public">: which one the author meant is unknown
+            raise UnreadableDocument(f"line {tag.sourceline}: <meta name={name!r}> gives its "
+                                     f"{twice[0][0]} twice; keep one")
         if name.lower() in {k.lower() for k in raw}:
             if name.lower() in metadata.META_KEYS:
                 raise UnreadableDocument(f"line {tag.sourceline}: <meta name={name!r}> is given twice")
@@ -349,7 +365,7 @@ def load_html(path: Path, rel: str) -> Document:
     front, lines, skipped = split_front_matter(text)
     if skipped:
         text = "\n" * skipped + "\n".join(lines)
-    soup = BeautifulSoup(text, "html.parser")
+    soup = BeautifulSoup(text, "html.parser", on_duplicate_attribute=_keep_first)
     meta = _html_meta(soup)
     twice = sorted(set(front) & set(meta) & {"status", "audience", "tenant"})
     if twice:
@@ -386,8 +402,15 @@ def load_pdf(path: Path, rel: str) -> Document:
         if reader.is_encrypted:
             raise UnreadableDocument("is an encrypted PDF; save an unencrypted copy and ingest again")
         pages = [(p.extract_text() or "") for p in reader.pages]
-        meta: Mapping = reader.metadata or {}
-        info = {k: meta[k] for k in meta}  # indexing resolves an indirect value; dict() kept the reference
+        with _pypdf_warnings() as said:  # non-strict pypdf reads past a damaged info dictionary
+            found = reader.metadata
+            meta: Mapping = found or {}
+            info = {k: meta[k] for k in meta}  # indexing resolves an indirect value; dict() kept the reference
+        if said or (found is None and "/Info" in reader.trailer):
+            # A value it dropped, or the first of a key given twice, may be the page's audience.
+            raise UnreadableDocument(f"has document info that cannot be read ({said[0] if said else 'it is missing'}), "
+                                     "so its scope is unknown; save a repaired copy (qpdf in.pdf out.pdf) and ingest "
+                                     "again")
     except UnreadableDocument:
         raise
     except Exception as e:  # noqa: BLE001 - pypdf raises many types on damaged files
@@ -418,6 +441,27 @@ def load_pdf(path: Path, rel: str) -> Document:
     if not any(b.text.strip() for b in blocks):
         raise UnreadableDocument("has no extractable text (a scanned PDF needs OCR first)")
     return Document(rel, "", _finish_meta(_pdf_meta(info), blocks, path.stem, rel), blocks)
+
+
+@contextlib.contextmanager
+def _pypdf_warnings():
+    """What pypdf says (to its logger, silenced above) in this thread meanwhile."""
+    said: list[str] = []
+    me = threading.get_ident()
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.thread == me and record.levelno >= logging.WARNING:
+                said.append(record.getMessage()[:160])
+    log, keep = logging.getLogger("pypdf"), Keep()
+    level = log.level
+    log.addHandler(keep)
+    log.setLevel(logging.WARNING)
+    try:
+        yield said
+    finally:
+        log.setLevel(level)
+        log.removeHandler(keep)
 
 
 def _pdf_meta(info: dict) -> dict:

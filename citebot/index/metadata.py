@@ -36,6 +36,15 @@ DEFAULTS = {"status": "current", "audience": "public", "tenant": None}
 LONGEST = {"status": 128, "audience": 128, "lang": 32, "tenant": 512}
 TITLE_MAX = 4000  # bytes; a longer title is cut (it is shown, not filtered on), on every backend
 _FENCES = {"---": ("---", "..."), "+++": ("+++",)}
+# Blank is also what renders as nothing: a zero-width space or joiner before "---" hid the
+# front matter from the check and published the page with its YAML as text.
+_EDGES = re.compile(r"^[\s\u200b-\u200d\u2060\ufeff]+|[\s\u200b-\u200d\u2060\ufeff]+$")
+# A scope key on the fence line itself ("--- {audience: staff}"); a diff's "--- a/file" is text.
+_FENCE_AND_MORE = re.compile(r"(---|\+\+\+)[ \t]*[^\s\-+].*\b(status|audience|lang|tenant)\s*[:=]", re.I)
+
+
+def _bare(line: str) -> str:
+    return _EDGES.sub("", line)
 
 
 class UnreadableDocument(Exception):
@@ -83,10 +92,14 @@ def split_front_matter(text: str) -> tuple[dict, list[str], int]:
     """(metadata, body lines, number of lines the front matter took)."""
     lines = lines_of(text.lstrip("\ufeff"))
     first = _first_content_line(lines)
-    if first is None or lines[first].strip() not in _FENCES:
+    if first is not None and _FENCE_AND_MORE.match(_bare(lines[first])):
+        # "--- {audience: staff}": meant as front matter, read by no tool as such (fail closed)
+        raise UnreadableDocument(f"line {first + 1}: front matter opens with {_bare(lines[first])[:3]} alone on "
+                                 "its line; move what follows it to the next line")
+    if first is None or _bare(lines[first]) not in _FENCES:
         return {}, lines, 0
-    fence = lines[first].strip()
-    end = next((i for i in range(first + 1, len(lines)) if lines[i].strip() in _FENCES[fence]), None)
+    fence = _bare(lines[first])
+    end = next((i for i in range(first + 1, len(lines)) if _bare(lines[i]) in _FENCES[fence]), None)
     if end is None:
         raise UnreadableDocument(f"line {first + 1}: front matter opened with {fence} is never closed; "
                                  f"add a closing {fence} line")
@@ -102,7 +115,7 @@ def _first_content_line(lines: list[str]) -> int | None:
     would publish the page)."""
     i, n = 0, len(lines)
     while i < n:
-        rest = lines[i].strip()
+        rest = _bare(lines[i])
         if not rest.startswith("<!--"):
             if rest:
                 return i
@@ -147,14 +160,24 @@ def _one_edit(a: str, b: str) -> bool:
             or (a[i:i + 2] == b[i:i + 2][::-1] and a[i + 2:] == b[i + 2:]))
 
 
+# Words a document's life-cycle status is written in, beyond the three citebot
+# knows: "statu: archived" is a misspelt status, whatever the value means.
+STATUS_WORDS = frozenset(STATUSES) | {
+    "archived", "archive", "deprecated", "retired", "obsolete", "outdated", "legacy", "expired", "withdrawn",
+    "replaced", "old", "stale", "inactive", "hidden", "internal", "private", "wip", "review", "in review",
+    "pending", "unpublished", "published", "final", "active", "live", "approved", "rejected"}
+
+
 def misspelt(key: str, value) -> str | None:
     """The scope key that ``key`` misspells: one edit away, five letters or
     more ("long", "tent", "land" are words of their own), and for ``status``
-    a value that names a status ("stats: 5" is a statistic)."""
+    a value (or an item of a list) that names a status ("stats: 5" is a
+    statistic, "states: [WA]" a list of states)."""
     if len(key) < 5:
         return None
     near = next((k for k in SCOPE_KEYS if _one_edit(key, k)), None)
-    if near == "status" and str(value).strip().lower() not in STATUSES:
+    values = value if isinstance(value, (list, tuple)) else [value]
+    if near == "status" and not any(str(v).strip().lower() in STATUS_WORDS for v in values):
         return None
     return near
 
