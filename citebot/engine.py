@@ -24,10 +24,17 @@ from citebot.answer import context as ctxmod
 from citebot.answer import gate
 from citebot.answer.citations import AnswerStream, Cleaned
 from citebot.answer.context import Context
-from citebot.answer.extractive import Scored, answer_type, compose, score_units, unknown_identifier, variants
+from citebot.answer.extractive import (
+    Scored,
+    answer_type,
+    compose,
+    score_units,
+    unknown_identifier,
+    variants,
+)
 from citebot.answer.llm import LLMError, LLMIncomplete
 from citebot.config import REFUSAL, Config
-from citebot.index.store import IndexError_, SearchIndex, open_index, rebuild_command
+from citebot.index.store import IndexError_, SearchIndex, checked, open_index, rebuild_command
 from citebot.schema import Hit, Scope
 from citebot.search import queries as qmod
 from citebot.search.models import Models, cosine_scale
@@ -125,6 +132,9 @@ class Engine:
     def search(self, typed: str, history: Sequence[str], scope: Scope) -> tuple[QueryPlan, Retrieval]:
         """The first half of :meth:`ask`: what the bot searches and finds."""
         typed, history = readable(typed), [readable(h) for h in history]
+        index = self.index.live()
+        if index is not self.index:  # an ingest switched the index since the last question
+            self.index = checked(index, self.cfg)
         plan = self.plan(typed, history)
         return plan, retrieve(self.index, plan.queries, scope, self.cfg, self.embed(), self.cross_encoder(),
                               plan.rerank)

@@ -71,6 +71,25 @@ def test_code_block_is_never_cut(tmp_path):
     assert code[0].headings == ("API",)
 
 
+def test_a_code_block_over_max_bytes_is_cut_at_line_ends_each_piece_fenced(tmp_path):
+    # 3,000 lines of 41 bytes and one line of 70,000 bytes of a three-byte
+    # character: 123,000 + 210,000 bytes, so at least 2 + 4 pieces of 60,000.
+    body = [f"row_{i:05d} = '{'x' * 26}'  # 跨" for i in range(3000)] + ["s = '" + "跨" * 70_000 + "'"]
+    text = "# Dump\n\n```python\n" + "\n".join(body) + "\n```\n\nAfter.\n"
+    chunks = chunker.chunk_document(load(tmp_path, text, "dump.md"), budget=200)
+    code = [c for c in chunks if c.text.startswith("```python\n")]
+    assert len(code) >= 6
+    assert all(len(c.text.encode("utf-8")) <= chunker.MAX_BYTES for c in chunks)
+    assert all(c.text.endswith("\n```") for c in code)
+    inner = [c.text[len("```python\n"):-len("\n```")] for c in code]
+    assert "".join(inner[-4:]) == body[-1]  # the long line, cut at character boundaries, loses nothing
+    assert "\n".join(inner[:-4]).split("\n") == body[:-1]  # the rest cut between lines, each line whole
+    source = text.split("\n")
+    for c, lines in zip(code[:-4], inner[:-4]):  # each piece cites the lines it holds
+        assert source[c.start - 1:c.end] == lines.split("\n")
+    assert {c.start for c in code[-4:]} == {c.end for c in code[-4:]} == {3004}
+    assert chunks[-1].text == "After."
+
 def test_ids_are_stable_and_line_ranges_recorded(tmp_path):
     a = chunker.chunk_document(load(tmp_path), budget=200)
     b = chunker.chunk_document(load(tmp_path), budget=200)

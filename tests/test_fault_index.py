@@ -178,6 +178,8 @@ def test_the_rebuild_command_repeats_the_settings_the_asker_gave(tmp_path):
     asked = cfg.replace(chunk_tokens=100, bm25_k1=0.9)
     with pytest.raises(IndexError_) as e:
         open_index(asked)
+    # The other way out, without re-embedding: the settings it was built with.
+    assert "To use it as built, give --set chunk_tokens=220 --set bm25_k1=1.2. Rebuild it: " in str(e.value)
     command = str(e.value).split("Rebuild it: ")[1]
     assert command == (f"python ingest.py '{folder}' --index '{tmp_path / 'the idx'}' --set embed_model=test/hash-8 "
                        "--set chunk_tokens=100 --set bm25_k1=0.9 --rebuild")

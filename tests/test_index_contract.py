@@ -4,6 +4,7 @@ The corpus is six hand-made chunks with 3-dimensional unit vectors, so every
 rank, cosine and idf below is worked out by hand.  Add an implementation by
 adding a builder to ``BUILDERS``.
 """
+import dataclasses
 import math
 
 import numpy as np
@@ -135,3 +136,48 @@ def test_terms_held(index):
 def test_manifest_is_the_stamp(index):
     assert index.manifest["embed_model"] == "test/3d" and index.manifest["embed_dim"] == 3
     assert index.manifest["bm25"] == {"variant": "okapi-lucene-idf", "k1": 1.2, "b": 0.75}
+
+
+def stored_local(tmp_path):
+    root = tmp_path / "idx"
+    return (lambda chunks, vectors, manifest: LocalIndex(chunks, vectors, manifest).save(root),
+            lambda: LocalIndex.load(root))
+
+
+def stored_milvus(tmp_path, in_place: bool):
+    """Milvus written as ingest writes it: a rebuild into a new collection
+    behind the alias, or an update of the live collection in place."""
+    from collections import Counter
+
+    from citebot.index import milvus as mv
+    cfg = Config(backend="milvus", milvus_uri=str(tmp_path / "live.db"), milvus_collection="live")
+
+    def write(chunks, vectors, manifest):
+        previous = mv.MilvusIndex.open(cfg) if in_place and mv.connect(cfg).has_collection("live") else None
+        counts = [Counter(analyze(c.search_text)) for c in chunks]
+        mv.write(cfg, chunks, vectors, counts, dict(manifest, source_folder="contract", sources={}), previous,
+                 changed={c.source for c in chunks})
+    return write, lambda: mv.MilvusIndex.open(cfg)
+
+
+STORES = {"local": stored_local, "milvus rebuild": lambda p: stored_milvus(p, False),
+          "milvus in place": lambda p: stored_milvus(p, True)}
+
+
+@pytest.mark.parametrize("kind", list(STORES))
+def test_a_reader_follows_the_write_that_made_another_index_live(kind, tmp_path):
+    # A chat opens the index once and runs for hours: after an ingest re-marks c1 staff and
+    # drops c2, the reader it holds must not go on serving either.
+    write, open_ = STORES[kind](tmp_path)
+    manifest = settings_stamp(Config(), "test/3d", 3)
+    write(CHUNKS, np.array([V[c.id] for c in CHUNKS], dtype=np.float32), manifest)
+    reader = open_()
+    assert reader.live() is reader  # nothing written since: the same reader, nothing reloaded
+    assert ids(reader.sparse_search(["refund"], PUBLIC, 10)) == ["c1", "c2"]
+    later = [dataclasses.replace(CHUNKS[0], audience="staff")] + CHUNKS[2:]
+    write(later, np.array([V[c.id] for c in later], dtype=np.float32), manifest)
+    now = reader.live()
+    assert now is not reader and now.live() is now
+    assert ids(now.sparse_search(["refund"], PUBLIC, 10)) == []  # c1 is staff now, c2 is gone
+    assert {c.id for c in now.scan(PUBLIC)} == {"c3"}
+    assert ids(now.sparse_search(["refund"], Scope.build(audience="staff"), 10)) == ["c1", "c4"]

@@ -103,3 +103,33 @@ def test_a_word_only_a_restricted_page_holds_reads_like_a_word_nothing_holds(sam
 def test_an_identifier_written_with_a_hyphen_finds_the_page(sample_engine):
     plain, hyphen = sample_engine.ask("what does E4032 mean?"), sample_engine.ask("what does E-4032 mean?")
     assert not hyphen.refused and plain.retrieval.hits[0].id in [h.id for h in hyphen.retrieval.hits[:3]]
+
+
+def test_a_running_chat_stops_serving_a_page_an_ingest_re_marked_staff_or_removed(tmp_path, embedder):
+    # The chat opens the index once; an ingest meanwhile switches CURRENT.  The open engine kept
+    # quoting the old generation (read from its open file and memory map) until restarted.
+    from citebot.config import Config
+    from citebot.engine import Engine
+    from citebot.index.build import ingest
+    from citebot.index.store import open_index
+    from citebot.search.models import Models
+
+    from conftest import write
+    folder = tmp_path / "docs"
+    kiwi = "# Kiwi\n\nThe kiwi launch date is 12 March, under the code name MANGROVE-9.\n"
+    write(folder / "k.md", kiwi)
+    write(folder / "t.md", "# Tents\n\nOur tents are waterproof to 3,000 mm.\n")
+    cfg = Config(embed_model="packaged", index=str(tmp_path / "idx"), use_rerank=False)
+    ingest(folder, cfg, embedder=embedder, log=lambda m: None)
+    engine = Engine(open_index(cfg), cfg, Models(embedder, None))
+    question = "When is the kiwi launch date?"
+    assert "MANGROVE-9" in engine.ask(question).answer
+    write(folder / "k.md", "---\naudience: staff\n---\n" + kiwi)
+    ingest(folder, cfg, embedder=embedder, log=lambda m: None)
+    turn = engine.ask(question)
+    assert "MANGROVE-9" not in turn.answer and turn.refused
+    assert all(h.chunk.source == "t.md" for h in turn.retrieval.hits)
+    assert "MANGROVE-9" in engine.ask(question, scope=Scope.build(audience="staff")).answer
+    (folder / "k.md").unlink()
+    ingest(folder, cfg, embedder=embedder, log=lambda m: None)
+    assert "MANGROVE-9" not in engine.ask(question, scope=Scope.build(audience="staff")).answer

@@ -29,13 +29,6 @@ def milvus_sample(tmp_path_factory, embedder, sample_index):
     return Engine(open_index(cfg), cfg, Models(embedder, None))
 
 
-def test_terms_are_encoded_whole_for_the_standard_tokenizer():
-    for term in ("e4032", "rd2-24", "rd2_24", "3.5", "保修", "ফেরত", "guarante", "x_y"):
-        tok = mv.encode_term(term)
-        assert mv.decode_term(tok) == term and len(__import__("re").findall(r"\w+", tok.lower())) == 1
-    assert mv.encode_term("rd2-24") != mv.encode_term("rd2_24")
-
-
 def test_tied_hits_are_the_same_whatever_k_is(tmp_path):
     cfg = Config(backend="milvus", milvus_uri=str(tmp_path / "k.db"), milvus_collection="k")
     ids = [f"c{i:02d}" for i in range(30)]
@@ -212,20 +205,29 @@ def test_a_value_too_long_to_store_fails_its_document_closed_and_the_rest_are_wr
     idx.client.close()
 
 
-def test_a_chunk_longer_than_a_column_is_cut_between_terms_and_still_read(tmp_path, counting):
+def test_a_chunk_too_long_for_a_column_is_whole_on_both_backends(tmp_path, counting):
+    # Milvus cut a chunk's text (and its term list) at 60,000 bytes: citations showed the cut text and
+    # coverage missed every word after it.  Now no chunk is over chunker.MAX_BYTES on any backend.
     folder = tmp_path / "docs"
-    code = "\n".join(f"my_var_{i} = 1" for i in range(3000))  # '_' terms are hex-encoded: 40 bytes each
+    code = "\n".join(f"my_var_{i} = 1" for i in range(6000))  # 90,000 bytes in one code block
     write(folder / "big.md", f"# Big\n\n```\n{code}\n```\n")
     write(folder / "cjk.md", "# 长\n\n" + "退货政策说明。" * 4000 + "\n")  # 84,000 bytes in 28,000 characters
-    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "b.db"), milvus_collection="b",
-                 use_rerank=False, chunk_tokens=100000)
-    ingest(folder, cfg, embedder=counting, log=lambda m: None)  # the CJK body failed the write
-    idx = mv.MilvusIndex.open(cfg)
-    big = [c for c in idx.scan(Scope.everything()) if c.source == "big.md"]
-    held = idx.terms_held([c.id for c in big], ["my_var_0"])  # half a hex term failed every read
-    assert held[big[0].id] == frozenset({"my_var_0"})
+    settings = dict(embed_model="packaged", use_rerank=False, chunk_tokens=100000)
+    mcfg = Config(backend="milvus", milvus_uri=str(tmp_path / "b.db"), milvus_collection="b", **settings)
+    lcfg = Config(index=str(tmp_path / "local"), **settings)
+    ingest(folder, mcfg, embedder=counting, log=lambda m: None)  # the CJK body failed the write
+    ingest(folder, lcfg, embedder=counting, log=lambda m: None)
+    idx, local = mv.MilvusIndex.open(mcfg), open_index(lcfg)
+    chunks = sorted(idx.scan(Scope.everything()), key=lambda c: c.id)
+    assert [(c.id, c.text) for c in chunks] == sorted((c.id, c.text) for c in local.scan(Scope.everything()))
+    big = [c for c in chunks if c.source == "big.md"]
+    assert len(big) == 2 and all(c.text.startswith("```\n") and c.text.endswith("\n```") for c in big)
+    last = next(c for c in big if "my_var_5999 = 1" in c.text)  # a word beyond the old cut is held
+    wanted = ["my_var_5999", "my_var_0"]
+    assert idx.terms_held([last.id], wanted) == local.terms_held([last.id], wanted) == {last.id: frozenset({"my_var_5999"})}
     write(folder / "b.md", "# B\n\nMore.\n")
-    ingest(folder, cfg, embedder=counting, log=lambda m: None)  # an update re-reads the stored terms
+    ingest(folder, mcfg, embedder=counting, log=lambda m: None)  # an update re-counts the stored chunks' terms
+    assert [h.chunk.source for h in mv.MilvusIndex.open(mcfg).sparse_search(["my_var_5999"], Scope(), 5)] == ["big.md"]
     idx.client.close()
 
 

@@ -3,9 +3,11 @@
 Rules: a heading starts a new chunk and its path is kept on every chunk below
 it; paragraphs are packed up to a token budget; a table or code block joins
 the current chunk only when it fits whole; a long table is split into pieces
-that each repeat the header row; a fenced code block is never cut (an
-oversized one becomes one chunk on its own); an oversized paragraph is split
-at sentence ends.  Ids are a hash of the source, heading path, text and
+that each repeat the header row; a fenced code block is not cut for the
+budget (an oversized one becomes one chunk on its own); an oversized paragraph
+is split at sentence ends.  No chunk is longer than ``MAX_BYTES`` on any
+backend: a code block beyond it (a generated file pasted whole) is cut at
+line ends, each piece fenced again.  Ids are a hash of the source, heading path, text and
 occurrence, so the same input gives the same ids and an unchanged chunk keeps
 its id when a neighbour changes.
 """
@@ -15,6 +17,7 @@ import hashlib
 import re
 
 from citebot import tokens
+from citebot.index import markdown
 from citebot.index.documents import Block, Document
 from citebot.schema import Chunk
 
@@ -22,21 +25,26 @@ from citebot.schema import Chunk
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？।])\s*")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
 
+#: The most UTF-8 bytes of one chunk's text, on every backend: a Milvus VARCHAR
+#: holds 65,535, and a chunk cut there alone would quote and match differently
+#: from the same chunk in a local index.
+MAX_BYTES = 60_000
+
 
 def chunk_document(doc: Document, budget: int) -> list[Chunk]:
     pieces: list[tuple[tuple[str, ...], list[Block]]] = []
     stack: list[tuple[int, str]] = []
     current: list[Block] = []
-    used = 0
+    used = size = 0
 
     def path() -> tuple[str, ...]:
         return tuple(t for _, t in stack)
 
     def flush() -> None:
-        nonlocal current, used
+        nonlocal current, used, size
         if current:
             pieces.append((path(), current))
-        current, used = [], 0
+        current, used, size = [], 0, 0
 
     for block in doc.blocks:
         if current and block.page != current[-1].page:
@@ -50,11 +58,12 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
                 stack.append((block.level, block.text))
             continue
         for part in _fit(block, budget):
-            cost = tokens.count(part.text)
-            if current and used + cost > budget:
+            cost, length = tokens.count(part.text), len(part.text.encode("utf-8")) + 2  # + the "\n\n" joining
+            if current and (used + cost > budget or size + length > MAX_BYTES):
                 flush()
             current.append(part)
             used += cost
+            size += length
     flush()
 
     chunks: list[Chunk] = []
@@ -76,12 +85,64 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
 
 
 def _fit(block: Block, budget: int) -> list[Block]:
-    """Cut a block that is over the budget into pieces that fit, where allowed."""
+    """Cut a block that is over the budget into pieces that fit, where allowed,
+    and any piece still over ``MAX_BYTES`` at its line ends."""
     if block.kind == "code" or tokens.count(block.text) <= budget:
+        parts = [block]
+    elif block.kind == "table":
+        parts = _split_table(block, budget)
+    else:
+        parts = _split_paragraph(block, budget)
+    return [p for part in parts for p in _bound(part)]
+
+
+def _bound(block: Block) -> list[Block]:
+    """``block`` in pieces of at most ``MAX_BYTES``, cut at line ends (a line
+    longer than that alone, at a character boundary).  A code block's pieces
+    each open and close its fence, so every one still reads as code."""
+    if len(block.text.encode("utf-8")) <= MAX_BYTES:
         return [block]
-    if block.kind == "table":
-        return _split_table(block, budget)
-    return _split_paragraph(block, budget)
+    lines = block.text.split("\n")
+    opener = markdown.fence_open(lines[0]) if block.kind == "code" else None
+    head, tail = [], []
+    if opener:
+        head = lines[:1]
+        lines = lines[1:]
+        if lines and markdown.fence_closes(lines[-1], opener):
+            tail = lines[-1:]
+            lines = lines[:-1]
+        else:
+            tail = [opener]
+    frame = len("\n".join(head + tail).encode("utf-8")) + 2 * bool(head)
+    most = MAX_BYTES - frame
+    exact = block.text.count("\n") == block.end - block.start
+    first_line = block.start + len(head)  # the source line of lines[0] (when the text keeps the source's lines)
+    out: list[Block] = []
+    group: list[str] = []
+    group_start = size = 0
+
+    def emit(upto: int) -> None:
+        if group:
+            a, b = (first_line + group_start, first_line + upto - 1) if exact else (block.start, block.end)
+            out.append(Block(block.kind, "\n".join(head + group + tail), a, b, page=block.page))
+
+    for i, line in enumerate(lines):
+        while len(line.encode("utf-8")) > most:  # one line alone over the bound
+            emit(i)
+            piece = tokens.cut_bytes(line, most)
+            group, group_start, size = [piece], i, len(piece.encode("utf-8"))
+            emit(i + 1)
+            group, line = [], line[len(piece):]
+        length = len(line.encode("utf-8")) + 1
+        if group and size + length > most:
+            emit(i)
+            group = []
+        if not group:
+            group_start, size = i, 0
+        group.append(line)
+        size += length
+    emit(len(lines))
+    return out
 
 
 def _split_table(block: Block, budget: int) -> list[Block]:

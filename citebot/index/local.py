@@ -77,6 +77,7 @@ class LocalIndex:
         bm = manifest.get("bm25", {})
         self._k1, self._b = float(bm.get("k1", 1.2)), float(bm.get("b", 0.75))
         self._allowed: dict[Scope, np.ndarray] = {}
+        self._where: tuple[Path, tuple] | None = None  # (root, the generation's signature) when loaded from files
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -262,7 +263,24 @@ class LocalIndex:
             raise damaged(f"embeddings.npy holds {vectors.shape}, the manifest says {n} x {dim}")
         if postings.n_docs != n or (gen / "chunks.jsonl").stat().st_size < (rows["offsets"][-1] if n else 0):
             raise damaged("postings or chunks.jsonl do not match the manifest")
-        return cls(None, vectors, manifest, matrix=postings, rows=rows, chunks_path=gen / "chunks.jsonl")
+        index = cls(None, vectors, manifest, matrix=postings, rows=rows, chunks_path=gen / "chunks.jsonl")
+        index._where = (root, _signature(gen))
+        return index
+
+    def live(self) -> LocalIndex:
+        """This reader while CURRENT still names the generation it read (one
+        small read and a stat a question), else the one live now.  An index
+        built in memory has no files to follow."""
+        if self._where is None:
+            return self
+        root, seen = self._where
+        try:
+            gen = self.live_dir(root)
+            if gen is not None and _signature(gen) == seen:
+                return self
+        except (IndexError_, OSError):
+            pass  # damaged or gone: loading says which, with the command that fixes it
+        return LocalIndex.load(root)
 
     def save(self, root: str | Path) -> Path:
         """Write a new generation and switch to it; the caller holds the
@@ -324,6 +342,13 @@ class LazyChunk:
 
     def __hash__(self) -> int:
         return hash(self.id)
+
+
+def _signature(gen: Path) -> tuple:
+    """What tells one generation from another of the same name (an index
+    folder deleted and built again starts at gen-1 again)."""
+    st = (gen / "manifest.json").stat()
+    return gen.name, st.st_ino, st.st_mtime_ns
 
 
 def _generations(root: Path) -> list[Path]:

@@ -16,10 +16,10 @@ Cloud (``milvus_uri = "http://host:19530"`` and ``CITEBOT_MILVUS_TOKEN``).
   function was measured first: fed the same terms, milvus-lite keeps its
   statistics per segment, and segments per tenant partition, which moved
   BM25-only hit@5 on the golden set by 0.025.)  Terms, their ids and document
-  frequencies live in a second collection beside the chunks; the terms
-  themselves are stored with each chunk (``_`` + hex for anything outside
-  ``[a-z0-9]``) for the answerer's evidence, which so means the same on both
-  backends.
+  frequencies live in a second collection beside the chunks.  Which terms a
+  chunk holds (the answerer's evidence) is read from its text with the same
+  analyzer, so it means the same on both backends; no chunk is cut to fit a
+  column (the chunker keeps every chunk within ``chunker.MAX_BYTES``).
 * Every hit keeps each channel's rank and raw score, so /why and the
   evaluation read the same on both.
 * The settings that built the index are stamped in the collection's
@@ -40,25 +40,21 @@ from pathlib import Path
 
 import numpy as np
 
+from citebot.index.chunker import MAX_BYTES
 from citebot.index.metadata import LONGEST
 from citebot.index.store import IndexError_, TermStat, rebuild_command
 from citebot.schema import Chunk, Hit, Scope
+from citebot.search import analyzer
 from citebot.search.bm25 import idf, tf_part
 from citebot.tokens import cut_bytes
 
-_PLAIN = re.compile(r"[a-z0-9]+")
-TEXT_MAX = 60_000  # bytes: VARCHAR is capped at 65,535 bytes on a Milvus server
+TEXT_MAX = MAX_BYTES  # bytes: VARCHAR is capped at 65,535 bytes on a Milvus server
 TITLE_MAX = 4096  # bytes: the title column (shown with citations; a text file's first line can be any length)
 SOURCE_MAX = 2048  # bytes: the source column; a longer path is skipped at ingest (build.PATH_MAX)
 MANIFEST = "citebot.manifest"
 TIE_SLACK = 16  # hits asked for beyond k, so that a tie at the k-th place is usually seen whole at once
 TOPK_MAX = 16384  # the most a Milvus search returns
 FIELDS = ["id", "source", "title", "headings", "body", "start", "end", "page", "status", "audience", "lang", "tenant"]
-
-
-def encode_term(term: str) -> str:
-    """One analysed term as exactly one token of Milvus's standard tokenizer."""
-    return term if _PLAIN.fullmatch(term) else "_" + term.encode("utf-8").hex()
 
 
 def term_key(term: str) -> str:
@@ -68,10 +64,6 @@ def term_key(term: str) -> str:
     if len(term.encode("utf-8")) <= 1000:
         return term
     return "\x00" + hashlib.sha1(term.encode("utf-8")).hexdigest()
-
-
-def decode_term(token: str) -> str:
-    return bytes.fromhex(token[1:]).decode("utf-8") if token.startswith("_") else token
 
 
 def lit(value: str) -> str:
@@ -102,11 +94,19 @@ def connect(cfg):
         raise IndexError_("the Milvus backend needs pymilvus: pip install pymilvus milvus-lite") from None
     for name in ("pymilvus", "milvus_lite"):  # each logs a traceback for a failed call; citebot says what failed
         logging.getLogger(name).setLevel(logging.CRITICAL)
-    try:
-        return MilvusClient(uri=cfg.milvus_uri, token=cfg.milvus_token or "")
-    except Exception as e:  # noqa: BLE001 - connection and lock failures come in many types
-        raise IndexError_(f"cannot open Milvus at {cfg.milvus_uri} ({type(e).__name__}: {str(e)[:160]}); "
-                          "is another citebot process holding this milvus-lite file, or is the server down?") from None
+    # milvus-lite serves the file from a thread of this process; a second client made after a long
+    # embedding run sometimes found its shared channel unhealthy and failed at once (a retry recovers it).
+    attempts = 3 if cfg.milvus_lite else 1
+    for attempt in range(1, attempts + 1):
+        try:
+            return MilvusClient(uri=cfg.milvus_uri, token=cfg.milvus_token or "")
+        except Exception as e:  # noqa: BLE001 - connection and lock failures come in many types
+            if attempt < attempts:
+                time.sleep(attempt)
+                continue
+            raise IndexError_(f"cannot open Milvus at {cfg.milvus_uri} ({type(e).__name__}: {str(e)[:160]}); "
+                              "is another citebot process holding this milvus-lite file, or is the server down?") from None
+    raise AssertionError("unreachable")
 
 
 def bm25_weights(counts: dict[str, int], tid: dict[str, int], avgdl: float, k1: float, b: float) -> dict[int, float]:
@@ -115,13 +115,10 @@ def bm25_weights(counts: dict[str, int], tid: dict[str, int], avgdl: float, k1: 
     return {tid[t]: tf_part(tf, dl, avgdl, k1, b) for t, tf in counts.items()}
 
 
-def _row(c: Chunk, vector: np.ndarray, counts: dict[str, int], sparse: dict[int, float]) -> dict:
-    terms = " ".join(encode_term(t) for t, n in counts.items() for _ in range(n))
-    if len(terms) > TEXT_MAX:  # cut between tokens: half a hex-encoded term did not decode, and every read failed
-        terms = terms[:terms.rindex(" ", 0, TEXT_MAX + 1)] if " " in terms[:TEXT_MAX + 1] else ""
+def _row(c: Chunk, vector: np.ndarray, sparse: dict[int, float]) -> dict:
     return {"id": c.id, "source": c.source, "title": cut_bytes(c.title, TITLE_MAX), "headings": list(c.headings),
             "body": cut_bytes(c.text, TEXT_MAX), "start": c.start, "end": c.end, "page": c.page, "status": c.status,
-            "audience": c.audience, "lang": c.lang, "tenant": c.tenant, "terms": terms, "sparse": sparse or {0: 0.0},
+            "audience": c.audience, "lang": c.lang, "tenant": c.tenant, "sparse": sparse or {0: 0.0},
             "dense": np.asarray(vector, dtype=np.float32).tolist()}
 
 
@@ -134,6 +131,7 @@ def _chunk(r: dict) -> Chunk:
 class MilvusIndex:
     def __init__(self, client, collection: str, manifest: dict):
         self.client, self.collection, self.manifest = client, collection, manifest
+        self._cfg = None  # the settings it was opened with (``live`` opens the same place again)
         self.terms_collection = manifest["terms_collection"]
         self._n = int(manifest.get("n_chunks", 0))
         self._known: dict[str, tuple[int, int] | None] = {}
@@ -162,7 +160,22 @@ class MilvusIndex:
         except Exception as e:  # noqa: BLE001 - MilvusException and its kin: a collection gone or unloadable
             raise IndexError_(f"the Milvus collection {name!r} is damaged ({type(e).__name__}: {str(e)[:160]}). "
                               f"Rebuild it: {rebuild_command({**manifest, **where}, name)}") from None
-        return cls(client, name, manifest)
+        index = cls(client, name, manifest)
+        index._cfg = cfg
+        return index
+
+    def live(self) -> MilvusIndex:
+        """This reader while the collection's stamped manifest is the one it
+        read (an in-place update restamps it, a rebuild switches the alias to
+        another collection), else one opened again: its term statistics and
+        terms collection belong to the index live now."""
+        if self._cfg is None:
+            return self
+        try:
+            now = json.loads(self.client.describe_collection(self.collection).get("properties", {})[MANIFEST])
+        except Exception:  # noqa: BLE001 - gone or unreadable: opening again says which
+            now = None
+        return self if now == self.manifest else MilvusIndex.open(self._cfg, self.client)
 
     def __len__(self) -> int:
         return self._n
@@ -235,8 +248,7 @@ class MilvusIndex:
 
     def terms_held(self, ids: Sequence[str], terms: Sequence[str]) -> dict[str, frozenset[str]]:
         wanted = set(terms)
-        rows = self.client.get(self.collection, ids=list(ids), output_fields=["id", "terms"]) if ids else []
-        return {r["id"]: frozenset(t for t in map(decode_term, r["terms"].split()) if t in wanted) for r in rows}
+        return {c.id: frozenset(wanted.intersection(analyzer.analyze(c.search_text))) for c in self.get(ids)}
 
     def vectors(self, ids: Sequence[str]) -> np.ndarray | None:
         if not ids:
@@ -247,11 +259,11 @@ class MilvusIndex:
     # --- what an incremental ingest reuses --------------------------------------
     def contents(self) -> tuple[list[Chunk], np.ndarray, list[dict[str, int]]]:
         chunks, vectors, counts = [], [], []
-        for batch in self._iterate("", FIELDS + ["terms", "dense"]):
+        for batch in self._iterate("", FIELDS + ["dense"]):
             for r in batch:
                 chunks.append(_chunk(r))
                 vectors.append(r["dense"])
-                counts.append(dict(Counter(map(decode_term, r["terms"].split()))))
+                counts.append(dict(Counter(analyzer.analyze(chunks[-1].search_text))))  # as the ingest counted them
         dim = int(self.manifest.get("embed_dim") or 0)
         return chunks, np.asarray(vectors, dtype=np.float32).reshape(len(chunks), dim), counts
 
@@ -292,7 +304,6 @@ def _schema(client, dim: int):
     s.add_field("audience", DataType.VARCHAR, max_length=LONGEST["audience"])
     s.add_field("lang", DataType.VARCHAR, max_length=LONGEST["lang"])
     s.add_field("tenant", DataType.VARCHAR, max_length=LONGEST["tenant"], nullable=True, is_partition_key=True)
-    s.add_field("terms", DataType.VARCHAR, max_length=65535)
     s.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
     s.add_field("dense", DataType.FLOAT_VECTOR, dim=dim)
     return s
@@ -354,7 +365,7 @@ def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, 
     terms = [{"term": term_key(t), "tid": tid[t], "df": n, "v": [0.0, 0.0]} for t, n in df.items()]
 
     def rows(which) -> list[dict]:
-        return [_row(c, v, cnt, bm25_weights(cnt, tid, avgdl, cfg.bm25_k1, cfg.bm25_b))
+        return [_row(c, v, bm25_weights(cnt, tid, avgdl, cfg.bm25_k1, cfg.bm25_b))
                 for c, v, cnt in zip(chunks, vectors, counts) if which(c)]
     if previous is None:
         _drop_orphans(client, cfg.milvus_collection)  # what earlier failed rebuilds left behind

@@ -12,6 +12,9 @@ engine) is one new class that passes ``tests/test_index_contract.py``:
                                    allows holds it (the answerer's "no document names X")
   terms_held(ids, terms)           which of the terms each chunk holds (idf coverage)
   vectors(ids)                     stored vectors of chunks (cosine for hits of BM25 only)
+  live()                           this reader, or a fresh one when an ingest has switched
+                                   the index since it opened (a chat runs for hours: a page
+                                   re-marked staff or deleted must not stay served)
 
 Filters run before ranking: a channel ranks only the chunks the scope allows.
 """
@@ -26,12 +29,15 @@ import numpy as np
 
 from citebot.schema import Chunk, Hit, Scope
 
-FORMAT = 2  # 2: BM25 postings and rows stored at ingest, no bm25.json
+FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvus keeps no term list per chunk
 # 2: documentation markup read as rendered; 3: a language folder (en/, zh/) sets the language;
 # 4: CommonMark fences, //// blocks, setext headings, per-piece lines, one PDF page per chunk, every HTML article;
 # 5: front matter found behind two comments on a line and at lone "\r" line ends, a misspelt key in <meta> or a
-# PDF's info fails closed (an index built before holds such pages as public: it must be re-read)
-CHUNKER_VERSION = 5
+# PDF's info fails closed (an index built before holds such pages as public: it must be re-read);
+# 6: no chunk over chunker.MAX_BYTES (a longer code block is cut at line ends, where Milvus cut it mid-text);
+# a misspelt status key naming any status word, a <meta> attribute or PDF info key given twice or unparseable,
+# and front matter behind a zero-width space or on the fence line fail closed (such pages were public)
+CHUNKER_VERSION = 6
 ANALYZER = "citebot-4"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes, accents
 
 
@@ -64,6 +70,7 @@ class SearchIndex(Protocol):
     def term_stats(self, terms: Sequence[str], scope: Scope) -> dict[str, TermStat]: ...
     def terms_held(self, ids: Sequence[str], terms: Sequence[str]) -> dict[str, frozenset[str]]: ...
     def vectors(self, ids: Sequence[str]) -> np.ndarray | None: ...
+    def live(self) -> SearchIndex: ...
 
 
 def settings_stamp(cfg, embed_name: str, dim: int) -> dict:
@@ -134,8 +141,26 @@ def check_compatible(manifest: dict, expected: dict, root, cfg=None) -> None:
     diffs = [f"{k}: index has {manifest.get(k)!r}, settings ask for {v!r}"
              for k, v in expected.items() if manifest.get(k) != v]
     if diffs:
-        raise SettingsMismatch(f"the index at {root} was built with other settings ({'; '.join(diffs)}). "
-                          f"Rebuild it: {rebuild_command(manifest, root if cfg is None else cfg.index, cfg)}")
+        # When only settings a flag gives differ (not the format, chunker or analyzer), the index is
+        # usable as built: say how, beside the rebuild (which re-embeds everything for a new model).
+        as_built = stamped_settings(manifest)
+        flags = [f"--set {k}={shlex.quote(str(v))}" for k, v in as_built.items()
+                 if cfg is not None and getattr(cfg, k) != v]
+        own = {"embed_model", "chunker", "bm25"}
+        usable = cfg is not None and flags and all(k in own for k, v in expected.items() if manifest.get(k) != v) \
+            and _same_versions(manifest, expected)
+        hint = f"To use it as built, give {' '.join(flags)}. " if usable else ""
+        raise SettingsMismatch(f"the index at {root} was built with other settings ({'; '.join(diffs)}). {hint}"
+                               f"Rebuild it: {rebuild_command(manifest, root if cfg is None else cfg.index, cfg)}")
+
+
+def _same_versions(manifest: dict, expected: dict) -> bool:
+    """The chunker and BM25 variant match (only the flag-given parts of those stamps differ)."""
+    def part(d: dict, key: str, inner: str):
+        v = d.get(key)
+        return v.get(inner) if isinstance(v, dict) else None
+    return (part(manifest, "chunker", "version") == part(expected, "chunker", "version")
+            and part(manifest, "bm25", "variant") == part(expected, "bm25", "variant"))
 
 
 def open_index(cfg) -> SearchIndex:
@@ -145,11 +170,15 @@ def open_index(cfg) -> SearchIndex:
         from citebot.index.milvus import MilvusIndex
 
         index = MilvusIndex.open(cfg)
-        where = f"Milvus collection {cfg.milvus_collection}"
     else:
         from citebot.index.local import LocalIndex
 
         index = LocalIndex.load(cfg.index)
-        where = cfg.index
+    return checked(index, cfg)
+
+
+def checked(index: SearchIndex, cfg) -> SearchIndex:
+    """``index``, refused when the settings ask for another build than its stamp."""
+    where = f"Milvus collection {cfg.milvus_collection}" if cfg.backend == "milvus" else cfg.index
     check_compatible(index.manifest, expected_stamp(cfg), where, cfg)
     return index

@@ -208,7 +208,7 @@ def main(argv=None, prog: str = "bench.py") -> int:
     p.add_argument("--skip-sample", action="store_true")
     p.add_argument("--skip-startup", action="store_true")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--index", help="ignored (the benchmark builds its own indexes); accepted for make")
+    p.add_argument("--index", help="ignored: the benchmark builds its own indexes")
     args = p.parse_args(argv)
     from citebot import cli
     from citebot.measurement import scale
