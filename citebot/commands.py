@@ -255,7 +255,11 @@ def main(argv: list[str] | None = None) -> int:
               "  queries  the queries a turn would search  config   every setting and its source\n"
               "  eval     evaluation and benchmarks        models   the models; `models pull` fetches one",
               file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
-        return cli.EXIT_OK if argv[:1] in (["-h"], ["--help"]) else cli.EXIT_USAGE
+        if argv[:1] in (["-h"], ["--help"]):
+            return cli.EXIT_OK
+        if argv:
+            print(f"citebot: unknown command {safe_line(argv[0])!r}", file=sys.stderr)
+        return cli.EXIT_USAGE
     name, rest = argv[0], argv[1:]
     if name == "ask":
         return chat_main(rest, prog="citebot ask", positional=True)

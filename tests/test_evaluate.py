@@ -155,3 +155,22 @@ def test_a_sweep_reads_tuning_data_only(sample_index):
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert {m["n"] for _, m in json.loads(r.stdout)} == {50}  # golden.json's tune half, not its 100 questions
+
+
+def test_a_golden_set_over_other_documents_says_so(capsys):
+    # evaluate.py --index ~/my-idx ran golden.json (written over examples/kb) against the user's own
+    # documents: every row 0.000 and every miss "ingestion", with no word of why.
+    import numpy as np
+
+    from citebot.config import Config
+    from citebot.engine import Engine
+    from citebot.index.local import LocalIndex
+    from citebot.measurement.evaluate import evaluate
+    from citebot.schema import Chunk
+
+    chunks = [Chunk(id="a", source="a.md", title="A", headings=(), text="The gizmo costs 12 dollars.", start=1, end=1)]
+    cfg = Config(use_dense=False, use_rerank=False)
+    engine = Engine(LocalIndex(chunks, np.zeros((1, 3), dtype=np.float32), {}), cfg)
+    evaluate(cfg, ROOT / "golden.json", limit=3, configs=["bm25"], engine=engine)
+    assert "no chunk of this index holds the evidence of any of golden.json's 3 answerable questions " \
+           "(it was written over examples/kb)" in capsys.readouterr().err

@@ -106,6 +106,8 @@ def test_a_model_that_will_not_load_while_answering_is_one_line(sample_index_e5,
 def test_citebot_usage_goes_to_stderr_and_ask_takes_flags_first(sample_index):
     r = subprocess.run([sys.executable, "-m", "citebot"], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 2 and r.stdout == "" and "usage: citebot" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "citebot", "bogus"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 2 and "unknown command 'bogus'" in r.stderr
     r = run("citebot/__main__.py", "ask", "--json", "--index", sample_index.index, "how long do refunds take?",
             env={"PYTHONPATH": str(ROOT), "CITEBOT_USE_RERANK": "0"})
     assert r.returncode == 0 and '"answer"' in r.stdout

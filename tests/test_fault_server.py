@@ -30,6 +30,13 @@ def test_a_stream_cut_off_mid_answer_is_marked_incomplete(fake, convo):
     assert data["incomplete"] is True and data["answer"] == "Returns are not accepted [1]"
 
 
+def test_a_failure_before_any_text_leaves_stdout_empty(fake, convo, capsys):
+    fake.script = [500]  # --ask printed a blank line on stdout before its error on stderr
+    out = io.StringIO()
+    turn = answer_to(convo, Q, out)
+    assert turn.error and out.getvalue() == "" and turn.error in capsys.readouterr().err
+
+
 def test_a_stream_still_writing_at_the_deadline_is_cut_and_marked_incomplete(fake, convo):
     # 40 pieces 0.1 s apart: each arrives well inside the 5 s read timeout, so
     # only the whole-answer deadline (0.5 s) can stop it.

@@ -188,3 +188,14 @@ def test_squad_and_mtrag_halves_keep_a_paragraph_or_conversation_together():
     paragraph = {f"q{i}": "sq-shared" for i in range(30)}
     assert len({refusal.squad_half(q, paragraph) for q in paragraph}) == 1
     assert refusal.squad_half("q1", {}) == refusal.half("q1")  # no paragraph known: the question's own
+
+
+def test_refitting_without_every_source_is_refused_and_the_shipped_fit_kept(tmp_path, monkeypatch):
+    # Without ../shared a refit ran on the sample alone and overwrote gate.json for every user.
+    from citebot.config import Config
+
+    monkeypatch.setenv("CITEBOT_BENCHMARKS", str(tmp_path))
+    before = gate.MODEL.read_bytes()
+    with pytest.raises(ValueError, match=r"lacks .*squad2 .*mtrag-un .*The shipped fit is kept"):
+        refusal.run(Config(), True, None, lambda m: None)
+    assert gate.MODEL.read_bytes() == before

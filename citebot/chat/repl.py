@@ -72,9 +72,16 @@ def answer_to(convo: Conversation, text: str, out, notes=None) -> Turn:
             say(dim("(also searched: " + " | ".join(safe_line(q) for q in plan.also_searched) + ")", notes),
                 to=notes)
 
-    turn = convo.ask(text, on_text=lambda t: say(safe(t), end=""), on_plan=on_plan)
+    begun = []
+
+    def on_text(t: str) -> None:
+        begun.append(bool(t))
+        say(safe(t), end="")
+
+    turn = convo.ask(text, on_text=on_text, on_plan=on_plan)
     if turn.error:
-        say("")
+        if any(begun):
+            say("")  # end the line the answer had begun; a failure before any text prints nothing on stdout
         print(f"citebot: {turn.error}", file=sys.stderr, flush=True)
         return turn
     say("")

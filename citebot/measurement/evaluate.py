@@ -290,6 +290,13 @@ def evaluate(cfg: Config, golden, answers: bool = False, split: str | None = Non
     qs = gold.select(split, ids, limit)
     engine = engine or Engine.open(cfg)
     judge = Judge(engine.index)
+    answerable = [q for q in qs if q.answerable]
+    if answerable and not any(judge.relevant(q) for q in answerable):
+        # Every row would read 0 and every miss "ingestion": the questions are about other documents.
+        where = f" (it was written over {gold.corpus['root']})" if gold.corpus else ""
+        cli.warn(f"no chunk of this index holds the evidence of any of {Path(gold.path).name}'s "
+                 f"{len(answerable)} answerable questions{where}; give --golden FILE with questions "
+                 "written over these documents")
     default = default_name(engine.cfg) or DEFAULT
     names = list(configs or CONFIGS)
     if default not in names and not configs:

@@ -108,6 +108,21 @@ def mtragun_cases(cfg: Config, models: Models, log) -> list[Case]:
     return out
 
 
+SOURCES = ("golden", "golden_fastapi", "squad2", "mtrag-un")
+
+
+def missing_sources() -> list[str]:
+    """The sources the fit is made on that this machine lacks (each named with what it needs)."""
+    out = []
+    for path in (ROOT / "golden.json", ROOT / "golden_fastapi.json"):
+        corpus = load_golden(path).corpus
+        if corpus and not (path.parent / corpus["root"]).is_dir():
+            out.append(f"{path.stem} (its documents, {(path.parent / corpus['root']).resolve()})")
+    out += [f"{name} ({benchmarks.bench_dir()}/{folder})" for name, folder in (("squad2", "squad2"), ("mtrag-un", "mtrag"))
+            if not benchmarks.available(folder)]
+    return out
+
+
 def collect(cfg: Config, models: Models, log) -> list[Case]:
     """Every source that is present, asked with the gate off."""
     from citebot.measurement.evaluate import golden_engine
@@ -286,6 +301,12 @@ def _logit(p: float) -> float:
 def run(cfg: Config, refit: bool, plot_path: Path | None, log) -> str:
     from citebot.search.models import model_name
 
+    missing = missing_sources()
+    if refit and missing:  # a fit on what is left would replace the shipped one, made on all four
+        raise ValueError(f"--fit needs all of {', '.join(SOURCES)}; this machine lacks {'; '.join(missing)}. "
+                         "The shipped fit is kept; run without --fit to report with it")
+    for m in missing:
+        log(f"refusal: skipped {m}: not on this machine")
     models = Models()
     cases = collect(cfg, models, log)
     name = model_name(cfg.embed_model)
