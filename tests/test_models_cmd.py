@@ -74,3 +74,12 @@ def test_answering_never_downloads(answering, sample_index, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "rerank is off: no cross-encoder 'cross-encoder/ms-marco-MiniLM-L-6-v2' here" in r.stderr
     assert "127.0.0.1:9" not in r.stderr
+
+
+def test_a_model_folder_that_is_not_there_is_named_before_the_hub_is_asked(tmp_path, capfd):
+    import pytest
+
+    from citebot.search.models import Embedder, ModelUnavailable
+    with pytest.raises(ModelUnavailable, match=f"no model folder at {tmp_path}/nope"):
+        Embedder(str(tmp_path / "nope"))
+    assert "revision" not in capfd.readouterr().err  # sentence-transformers' hub warning came first

