@@ -27,6 +27,7 @@ from citebot.answer.context import Context
 from citebot.answer.extractive import (
     Scored,
     answer_type,
+    asks_steps,
     compose,
     score_units,
     unknown_identifier,
@@ -209,9 +210,10 @@ class Engine:
 
     def _extract(self, turn: Turn, on_text) -> None:
         r = turn.retrieval
-        ex = compose(turn.scored, self.cfg.min_answer_score, self.cfg.answer_sentences,
-                     answer_type(r.queries[self._question(turn.plan)]), {t: s.idf for t, s in r.stats.items()},
-                     strongest=len(turn.context.shown))
+        question = r.queries[self._question(turn.plan)]
+        ex = compose(turn.scored, self.cfg.min_answer_score, self.cfg.answer_sentences, answer_type(question),
+                     {t: s.idf for t, s in r.stats.items()}, strongest=len(turn.context.shown),
+                     steps=asks_steps(question))
         if ex.text == REFUSAL:
             return self._refuse(turn, ex.reason, on_text)
         # The quotes are the documents' own text with the answerer's marks: not

@@ -475,3 +475,35 @@ def test_a_lone_backtick_is_prose_and_its_line_is_still_checked():
                                    "根据现有文档，我不知道。", "Ich weiß es nicht anhand der verfügbaren Dokumente."])
 def test_refusals_in_other_words_are_the_refusal(reply):
     assert is_refusal(reply) and not is_refusal(reply + " But returns take 14 days [1].")
+
+
+STEPS = ("Intro line.\n\n1. Sign in and open Orders.\n2. Select the item and choose Return item.\n"
+         "3. Pick a reason; it does not change the refund.\n\n4. Print the label.\n\nAfter that, wait.\n\n"
+         "1. Another list starts here.\n2. Its second step.")
+
+
+def scored_steps(text, best):
+    units = ex_mod.chunk_units(1, text)
+    return sorted((ex_mod.Scored(u, 0.6 if u.i == best else 0.05, 0.6 if u.i == best else 0.05, frozenset())
+                   for u in units), key=lambda s: -s.score)
+
+
+def test_a_how_to_question_gets_every_step_of_the_list_in_order():
+    # The README's own "how do I get my money back?" quoted steps 2-3 of five.
+    assert ex_mod.asks_steps("how do I get my money back?") and ex_mod.asks_steps("如何退货？")
+    assert not ex_mod.asks_steps("what reason changes the refund?")
+    out = ex_mod.compose(scored_steps(STEPS, 3), 0.3, 3, steps=True).text  # best: step 3
+    assert out == ("“1. Sign in and open Orders.\n2. Select the item and choose Return item.\n"
+                   "3. Pick a reason; it does not change the refund.\n4. Print the label.” [1]")  # a loose list's 4th too
+    # Any other question: the best unit alone (its neighbours score too little to join), a step a line.
+    assert ex_mod.compose(scored_steps(STEPS, 3), 0.3, 3, steps=False).text == \
+        "“3. Pick a reason; it does not change the refund.” [1]"
+    # A list numbered from 1 again is another list.
+    assert ex_mod.compose(scored_steps(STEPS, 7), 0.3, 3, steps=True).text == \
+        "“1. Another list starts here.\n2. Its second step.” [1]"
+
+
+def test_a_list_longer_than_max_steps_is_quoted_as_a_window():
+    text = "\n".join(f"{i}. Step number {i} here." for i in range(1, ex_mod.MAX_STEPS + 2))
+    out = ex_mod.compose(scored_steps(text, 4), 0.3, 3, steps=True).text
+    assert out == "“5. Step number 5 here.” [1]"

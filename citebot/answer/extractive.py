@@ -15,6 +15,8 @@ and whole code blocks.  Each unit is scored against the question:
               0.5 * lexical for the rest (cosine 0: one scale for all).
 
 The answer quotes one to three *consecutive* units of the best unit's chunk
+(a how-to question whose best unit is a step of a numbered list gets the
+whole list, up to ``MAX_STEPS``: half a procedure reads as all of it)
 (choosing it, the units of the strongest chunk shown count ``TOP_CHUNK``
 more; a neighbour joins when it is itself about the question), and a second quote
 from another chunk only when that chunk answers a distinct part of the
@@ -48,6 +50,11 @@ _ENUMERATOR = re.compile(r"^(?:\d+|[a-zA-Z])[.)]$")
 _BULLET = re.compile(r"^[-•*]\s+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _RULE = re.compile(r":?-{2,}:?")
+_ORDERED = re.compile(r"^\s*\d+[.)]\s+")
+# A question that asks for a procedure; its answer is every step, in order.
+_PROCEDURE = re.compile(r"\bhow (?:do|can|should|would|could|does|did) (?:i|we|you|one|they|it)\b|\bhow to\b"
+                        r"|\bsteps?\b|\bprocedure\b|怎么|如何|怎样|步骤", re.I)
+MAX_STEPS = 10
 TYPE_BONUS = 0.15
 CONTEXT_WEIGHT = 0.5
 NEIGHBOUR = 0.2  # a neighbouring unit joins the quote when its lexical score is this share of the best's
@@ -69,6 +76,7 @@ class Unit:
     text: str  # as matched: a table row reads "Header: value; ..."
     quote: str  # as quoted: a table row under its header row, a code block whole
     kind: str  # "sentence" | "row" | "code"
+    steps: int | None = None  # the numbered list the unit is a step of (units of one list share it)
 
 
 def _table(lines: list[str]) -> list[tuple[str, str, str]]:
@@ -80,6 +88,11 @@ def _table(lines: list[str]) -> list[tuple[str, str, str]]:
     head = "| " + " | ".join(header) + " |\n|" + "---|" * len(header)
     return [("; ".join(f"{h}: {v}" if h else v for h, v in zip(header, r)), f"{head}\n| " + " | ".join(r) + " |",
              "row") for r in rows[1:]]
+
+
+def _ordered(block: str) -> bool:
+    """A block that opens with a numbered list item (its steps: every unit of it)."""
+    return bool(_ORDERED.match(block)) and not block.lstrip().startswith(("```", "~~~", "|"))
 
 
 def _block_units(block: str) -> list[tuple[str, str, str]]:
@@ -127,8 +140,17 @@ def chunk_units(n: int, text: str) -> list[Unit]:
             fence = None if fence is not None and s.startswith(fence) else (fence or s[:3])
     if current:
         blocks.append("\n".join(current))
-    found = [u for b in blocks for u in _block_units(b)]
-    return [Unit(n, i, t, q, k) for i, (t, q, k) in enumerate(u for u in found if len(u[0]) > 1)]
+    # Steps: the units of numbered-list blocks, one list across the blank lines of a loose list.
+    found: list[tuple[tuple[str, str, str], int | None]] = []
+    group: int | None = None
+    for b, block in enumerate(blocks):
+        if not _ordered(block):
+            group = None
+        elif group is None or re.match(r"\s*0*1[.)]", block):  # a list numbered from 1 again is another list
+            group = b
+        found += [(u, group) for u in _block_units(block)]
+    kept = [(u, g) for u, g in found if len(u[0]) > 1]
+    return [Unit(n, i, t, q, k, g if k == "sentence" else None) for i, ((t, q, k), g) in enumerate(kept)]
 
 
 def units(text: str) -> list[str]:
@@ -275,13 +297,26 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
     return quote
 
 
+def _steps(best: Scored, scored: list[Scored]) -> list[Unit] | None:
+    """Every step of the numbered list ``best`` is a step of, in order, when
+    there are at most ``MAX_STEPS`` (a longer list is a reference, not a procedure)."""
+    if best.unit.steps is None:
+        return None
+    steps = sorted((s.unit for s in scored if s.unit.n == best.unit.n and s.unit.steps == best.unit.steps),
+                   key=lambda u: u.i)
+    return steps if 1 < len(steps) <= MAX_STEPS else None
+
+
 def _render(quote: list[Unit]) -> str:
-    """Sentences in quotation marks; rows under their header; code whole."""
+    """Sentences in quotation marks (a list's steps a line each); rows under
+    their header; code whole."""
     n = quote[0].n
     parts: list[tuple[str, str]] = []
-    for u in quote:
+    for j, u in enumerate(quote):
         if u.kind == "sentence" and parts and parts[-1][0] == "sentence":
-            parts[-1] = ("sentence", parts[-1][1] + " " + u.quote)
+            # A new step starts a line; a step's second sentence continues it.
+            step = u.steps is not None and u.steps == quote[j - 1].steps and bool(_ORDERED.match(u.quote))
+            parts[-1] = ("sentence", parts[-1][1] + ("\n" if step else " ") + u.quote)
         elif u.kind == "row" and parts and parts[-1][0] == "row":
             parts[-1] = ("row", parts[-1][1] + "\n" + u.quote.split("\n")[-1])
         else:
@@ -290,13 +325,19 @@ def _render(quote: list[Unit]) -> str:
     return text + (f"\n[{n}]" if parts[-1][0] == "code" else f" [{n}]")
 
 
+def asks_steps(question: str) -> bool:
+    """Whether the question asks how to do something (its answer: a whole procedure)."""
+    return bool(_PROCEDURE.search(question))
+
+
 def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re.Pattern | None = None,
-            idf: Mapping[str, float] | None = None, strongest: int | None = None) -> Extract:
+            idf: Mapping[str, float] | None = None, strongest: int | None = None, steps: bool = False) -> Extract:
     """The quotes; ``kind`` is what an answer must hold (a duration for "how
     long"): a unit holding it leads when it scores within ``LEAD`` of the
     best (a table row only when it holds the best unit's question terms too); ``idf`` weighs the question's terms (a second quote must add
     ``PART`` of their mass); ``strongest``: the number of the strongest chunk
-    shown (the last), whose units get ``TOP_CHUNK`` when the lead is chosen.
+    shown (the last), whose units get ``TOP_CHUNK`` when the lead is chosen;
+    ``steps``: the question asks for a procedure (``asks_steps``).
     Every threshold (``min_score``, ``LEAD``, ``SECOND``) reads the units' own
     scores: the bonus picks among units, it never lets a weaker one through."""
     if not scored:
@@ -316,7 +357,7 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # price does not answer "shipping to China", whose row says none.
         best = next((s for s in ranked if s.score >= LEAD * best.score and kind.search(s.unit.text)
                      and (s.unit.kind != "row" or s.terms >= best.terms)), best)
-    quotes = [_window(best, scored, max_units)]
+    quotes = [(steps and _steps(best, scored)) or _window(best, scored, max_units)]
     covered = set().union(*(s.terms for s in scored if s.unit in quotes[0]))
     mass = idf or {}
     total = sum(mass.get(t, 1.0) for t in set().union(*(s.terms for s in scored))) or 1.0
@@ -326,7 +367,7 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     second = next((s for s in ranked if s.unit.n != best.unit.n and s.score >= SECOND * best.score and adds(s)),
                   None)
     if second is not None:
-        quotes.append(_window(second, scored, max_units))
+        quotes.append((steps and _steps(second, scored)) or _window(second, scored, max_units))
     quoted = [u.n for q in quotes for u in q]
     return Extract("\n".join(_render(q) for q in quotes), list(dict.fromkeys(q[0].n for q in quotes)), scored, quoted)
 
@@ -346,4 +387,4 @@ def extractive(question: str, terms: Sequence[Sequence[str]], ctx: Context, stat
     weighted = weighted if weighted is not None else [dict.fromkeys(ts, 1.0) for ts in terms]
     scored = score_units(question, weighted, ctx, stats, embed, question_vector, embed_top)
     return compose(scored, min_score, max_sentences, answer_type(question),
-                   {t: stats[t].idf for ts in terms for t in ts}, strongest=len(ctx.shown))
+                   {t: stats[t].idf for ts in terms for t in ts}, strongest=len(ctx.shown), steps=asks_steps(question))
