@@ -51,6 +51,7 @@ _BULLET = re.compile(r"^[-•*]\s+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _RULE = re.compile(r":?-{2,}:?")
 _ORDERED = re.compile(r"^\s*\d+[.)]\s+")
+_FIRST_STEP = re.compile(r"^\s*0*1[.)]\s+")  # a list numbered from 1 again is another list
 # A question that asks for a procedure; its answer is every step, in order.
 _PROCEDURE = re.compile(r"\bhow (?:do|can|should|would|could|does|did) (?:i|we|you|one|they|it)\b|\bhow to\b"
                         r"|\bsteps?\b|\bprocedure\b|怎么|如何|怎样|步骤", re.I)
@@ -88,11 +89,6 @@ def _table(lines: list[str]) -> list[tuple[str, str, str]]:
     head = "| " + " | ".join(header) + " |\n|" + "---|" * len(header)
     return [("; ".join(f"{h}: {v}" if h else v for h, v in zip(header, r)), f"{head}\n| " + " | ".join(r) + " |",
              "row") for r in rows[1:]]
-
-
-def _ordered(block: str) -> bool:
-    """A block that opens with a numbered list item (its steps: every unit of it)."""
-    return bool(_ORDERED.match(block)) and not block.lstrip().startswith(("```", "~~~", "|"))
 
 
 def _block_units(block: str) -> list[tuple[str, str, str]]:
@@ -144,9 +140,9 @@ def chunk_units(n: int, text: str) -> list[Unit]:
     found: list[tuple[tuple[str, str, str], int | None]] = []
     group: int | None = None
     for b, block in enumerate(blocks):
-        if not _ordered(block):
+        if not _ORDERED.match(block):  # a block that opens with a numbered item: its units are steps
             group = None
-        elif group is None or re.match(r"\s*0*1[.)]", block):  # a list numbered from 1 again is another list
+        elif group is None or _FIRST_STEP.match(block):
             group = b
         found += [(u, group) for u in _block_units(block)]
     kept = [(u, g) for u, g in found if len(u[0]) > 1]

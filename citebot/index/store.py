@@ -141,26 +141,27 @@ def check_compatible(manifest: dict, expected: dict, root, cfg=None) -> None:
     diffs = [f"{k}: index has {manifest.get(k)!r}, settings ask for {v!r}"
              for k, v in expected.items() if manifest.get(k) != v]
     if diffs:
-        # When only settings a flag gives differ (not the format, chunker or analyzer), the index is
-        # usable as built: say how, beside the rebuild (which re-embeds everything for a new model).
-        as_built = stamped_settings(manifest)
-        flags = [f"--set {k}={shlex.quote(str(v))}" for k, v in as_built.items()
-                 if cfg is not None and getattr(cfg, k) != v]
-        own = {"embed_model", "chunker", "bm25"}
-        usable = cfg is not None and flags and all(k in own for k, v in expected.items() if manifest.get(k) != v) \
-            and _same_versions(manifest, expected)
-        hint = f"To use it as built, give {' '.join(flags)}. " if usable else ""
-        raise SettingsMismatch(f"the index at {root} was built with other settings ({'; '.join(diffs)}). {hint}"
+        raise SettingsMismatch(f"the index at {root} was built with other settings ({'; '.join(diffs)}). "
+                               f"{_as_built_hint(manifest, cfg)}"
                                f"Rebuild it: {rebuild_command(manifest, root if cfg is None else cfg.index, cfg)}")
 
 
-def _same_versions(manifest: dict, expected: dict) -> bool:
-    """The chunker and BM25 variant match (only the flag-given parts of those stamps differ)."""
-    def part(d: dict, key: str, inner: str):
-        v = d.get(key)
-        return v.get(inner) if isinstance(v, dict) else None
-    return (part(manifest, "chunker", "version") == part(expected, "chunker", "version")
-            and part(manifest, "bm25", "variant") == part(expected, "bm25", "variant"))
+def _as_built_hint(manifest: dict, cfg) -> str:
+    """How to use the index as it was built, when the flags it was built with
+    give its whole stamp (not when its format, chunker or analyzer differ):
+    the rebuild re-embeds everything for a new model."""
+    from citebot.config import ConfigError
+
+    if cfg is None:
+        return ""
+    flags = {k: v for k, v in stamped_settings(manifest).items() if getattr(cfg, k) != v}
+    try:
+        again = expected_stamp(cfg.replace(**flags)) if flags else None
+    except ConfigError:
+        return ""
+    if again is None or any(manifest.get(k) != v for k, v in again.items()):
+        return ""
+    return "To use it as built, give " + " ".join(f"--set {k}={shlex.quote(str(v))}" for k, v in flags.items()) + ". "
 
 
 def open_index(cfg) -> SearchIndex:

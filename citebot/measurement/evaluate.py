@@ -248,6 +248,12 @@ def index_label(cfg: Config) -> str:
     return cfg.index
 
 
+def corpus_folder(path, corpus: dict | None) -> Path | None:
+    """The folder the golden file at ``path`` was written over (its ``corpus``
+    root, relative to the file), or None when it names none."""
+    return (Path(path).parent / corpus["root"]).resolve() if corpus else None
+
+
 def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool = True) -> Engine | None:
     """The engine over the documents a golden file names (its "corpus": a
     folder relative to the file, and the sub-folders to take), indexed into
@@ -258,9 +264,9 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
 
     path = Path(path)
     corpus = load_golden(path).corpus
-    if not corpus or not own_index:
+    root = corpus_folder(path, corpus)
+    if root is None or not own_index:
         return Engine(open_index(cfg), cfg, models)
-    root = (path.parent / corpus["root"]).resolve()
     if not root.is_dir():
         log(f"skipped {path.name}: its documents ({root}) are not on this machine")
         return None

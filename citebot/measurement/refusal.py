@@ -29,6 +29,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,33 +112,40 @@ def mtragun_cases(cfg: Config, models: Models, log) -> list[Case]:
 SOURCES = ("golden", "golden_fastapi", "squad2", "mtrag-un")
 
 
-def missing_sources() -> list[str]:
-    """The sources the fit is made on that this machine lacks (each named with what it needs)."""
-    out = []
-    for path in (ROOT / "golden.json", ROOT / "golden_fastapi.json"):
-        corpus = load_golden(path).corpus
-        if corpus and not (path.parent / corpus["root"]).is_dir():
-            out.append(f"{path.stem} (its documents, {(path.parent / corpus['root']).resolve()})")
-    out += [f"{name} ({benchmarks.bench_dir()}/{folder})" for name, folder in (("squad2", "squad2"), ("mtrag-un", "mtrag"))
-            if not benchmarks.available(folder)]
+GOLDEN = (ROOT / "golden.json", ROOT / "golden_fastapi.json")
+
+
+def missing_sources() -> dict[str, str]:
+    """The sources the fit is made on that this machine lacks, each with what it needs."""
+    from citebot.measurement.evaluate import corpus_folder
+
+    out = {}
+    for path in GOLDEN:
+        folder = corpus_folder(path, load_golden(path).corpus)
+        if folder is not None and not folder.is_dir():
+            out[path.stem] = f"its documents, {folder}"
+    for name, bench in (("squad2", "squad2"), ("mtrag-un", "mtrag")):
+        if not benchmarks.available(bench):
+            out[name] = str(benchmarks.bench_dir() / bench)
     return out
 
 
-def collect(cfg: Config, models: Models, log) -> list[Case]:
-    """Every source that is present, asked with the gate off."""
+def collect(cfg: Config, models: Models, log, missing: Mapping[str, str] | None = None) -> list[Case]:
+    """Every source this machine has (``missing``: those it lacks), asked with the gate off."""
     from citebot.measurement.evaluate import golden_engine
 
+    missing = missing_sources() if missing is None else missing
     cfg = cfg.replace(use_gate=False)
     cases: list[Case] = []
-    for path in (ROOT / "golden.json", ROOT / "golden_fastapi.json"):
+    for path in (p for p in GOLDEN if p.stem not in missing):
         engine = golden_engine(cfg, path, models, log)
         if engine is not None:
             cases += golden_cases(engine, path, path.stem)
             log(f"refusal: {path.name}: {sum(c.source == path.stem for c in cases)} questions")
-    if benchmarks.available("squad2"):
+    if "squad2" not in missing:
         cases += squad_cases(cfg, models, log)
         log("refusal: squad2 asked")
-    if benchmarks.available("mtrag"):
+    if "mtrag-un" not in missing:
         cases += mtragun_cases(cfg, models, log)
         log("refusal: mtrag-un asked")
     return cases
@@ -302,13 +310,14 @@ def run(cfg: Config, refit: bool, plot_path: Path | None, log) -> str:
     from citebot.search.models import model_name
 
     missing = missing_sources()
+    lacks = [f"{name} ({what})" for name, what in missing.items()]
     if refit and missing:  # a fit on what is left would replace the shipped one, made on all four
-        raise ValueError(f"--fit needs all of {', '.join(SOURCES)}; this machine lacks {'; '.join(missing)}. "
+        raise ValueError(f"--fit needs all of {', '.join(SOURCES)}; this machine lacks {'; '.join(lacks)}. "
                          "The shipped fit is kept; run without --fit to report with it")
-    for m in missing:
+    for m in lacks:
         log(f"refusal: skipped {m}: not on this machine")
     models = Models()
-    cases = collect(cfg, models, log)
+    cases = collect(cfg, models, log, missing)
     name = model_name(cfg.embed_model)
     # The cross-encoder that reranked the cases, if one did (its score is then a signal).
     reranked = any(c.signals is not None and c.signals.rerank is not None for c in cases)
