@@ -5,7 +5,7 @@ import math
 import pytest
 
 from citebot.answer import gate, llm
-from citebot.config import REFUSAL
+from citebot.config import REFUSAL, Config
 from citebot.measurement import refusal
 from citebot.schema import Scope
 
@@ -199,3 +199,22 @@ def test_refitting_without_every_source_is_refused_and_the_shipped_fit_kept(tmp_
     with pytest.raises(ValueError, match=r"lacks .*squad2 .*mtrag-un .*The shipped fit is kept"):
         refusal.run(Config(), True, None, lambda m: None)
     assert gate.MODEL.read_bytes() == before
+
+
+def test_a_fit_records_the_settings_it_was_made_at_in_its_command(tmp_path, monkeypatch):
+    # MiniLM runs at weight_dense 0.5: a fit made there must say so, or its rerun fits at 1.
+    monkeypatch.setattr(gate, "MODEL", tmp_path / "gate.json")
+    gate._fits.cache_clear()
+    try:
+        cfg = Config().replace(embed_model="packaged", weight_dense=0.5, use_expansion=False, use_gate=False,
+                               model="other-llm")  # neither the gate switch nor the LLM moves a signal
+        settings = refusal.fit_settings(cfg)
+        assert settings == {"weight_dense": 0.5, "use_expansion": False}
+        cases = [refusal.Case("golden", "q1", "tune", True, None)]
+        name = refusal.save(dict(PARAMS), 0.35, cases, "mini", 0.35, "packaged", None, settings)
+        fit = json.loads((tmp_path / "gate.json").read_text())["models"][name]
+        assert fit["command"] == ("python evaluate.py --refusal --fit --set embed_model=packaged"
+                                  " --set weight_dense=0.5 --set use_expansion=false")
+        assert fit["settings"] == {"weight_dense": 0.5, "use_expansion": False}
+    finally:
+        gate._fits.cache_clear()

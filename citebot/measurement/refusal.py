@@ -278,8 +278,21 @@ def table(cases: list[Case], params: dict, chosen: float, curve: dict | None = N
     return "\n".join(out + columns(head, body))
 
 
+# The settings that move the signals a fit reads (ranks, fused scores, floors):
+# one given with --set is written into the fit's command, so a rerun repeats it.
+SIGNAL_SETTINGS = ("chunk_tokens", "bm25_k1", "bm25_b", "sparse_k", "dense_k", "rrf_k", "weight_sparse",
+                   "weight_dense", "dense_langs", "one_language_per_page", "min_cosine", "min_coverage",
+                   "use_sparse", "use_dense", "use_expansion", "use_followups")
+
+
+def fit_settings(cfg: Config) -> dict:
+    """The signal-moving settings of ``cfg`` that differ from the defaults."""
+    base = Config()
+    return {k: getattr(cfg, k) for k in SIGNAL_SETTINGS if getattr(cfg, k) != getattr(base, k)}
+
+
 def save(params: dict, threshold: float, cases: list[Case], embed_model: str, setting: float,
-         spec: str, rerank_model: str | None = None) -> str:
+         spec: str, rerank_model: str | None = None, settings: Mapping | None = None) -> str:
     """Store the fit for ``embed_model`` (and ``rerank_model`` when the fit
     reads the cross-encoder's score) beside the other fits; returns its key.
     The intercept moves the chosen operating point onto ``setting`` (the
@@ -289,9 +302,11 @@ def save(params: dict, threshold: float, cases: list[Case], embed_model: str, se
         params = dict(params, intercept=round(params["intercept"] + _logit(setting) - _logit(threshold), 6))
     rerank_model = rerank_model if gate.RERANK in params["features"] else None
     name = gate.key(embed_model, rerank_model)
+    settings = dict(settings or {})
     command = "python evaluate.py --refusal --fit" + ("" if spec == Config().embed_model
                                                        else f" --set embed_model={spec}")
-    params = dict(params, model=name, threshold=setting, fitted_on={
+    command += "".join(f" --set {k}={_setting(v)}" for k, v in settings.items())
+    params = dict(params, model=name, threshold=setting, settings=settings, fitted_on={
         src: f"{len(cs)} questions ({sum(not c.answerable for c in cs)} unanswerable), tune half"
         for src, cs in tune.items()}, fitted=datetime.date.today().isoformat(),
         command=command + (f" --set rerank_model={rerank_model}" if rerank_model else ""))
@@ -300,6 +315,10 @@ def save(params: dict, threshold: float, cases: list[Case], embed_model: str, se
     gate.MODEL.write_text(json.dumps({"models": fits}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     gate._fits.cache_clear()
     return name
+
+
+def _setting(v) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 def _logit(p: float) -> float:
@@ -325,7 +344,8 @@ def run(cfg: Config, refit: bool, plot_path: Path | None, log) -> str:
     params = fit(cases) if refit else gate.model(name, rerank_model)
     chosen = choose(cases, params) if refit else cfg.gate_threshold
     if refit:
-        fitted = save(params, chosen, cases, name, cfg.gate_threshold, cfg.embed_model, rerank_model)
+        fitted = save(params, chosen, cases, name, cfg.gate_threshold, cfg.embed_model, rerank_model,
+                      fit_settings(cfg))
         params, chosen = gate._fits()[fitted], cfg.gate_threshold
     curve = curves(cases, params)
     if plot_path is not None:
