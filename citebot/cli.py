@@ -80,6 +80,14 @@ def scope_from(args: argparse.Namespace) -> Scope:
                        include_superseded=args.include_superseded)
 
 
+def scope_warnings(index, scope: Scope) -> None:
+    """Say which scope flag names what no document has (a typo sees less than meant)."""
+    from citebot.index.store import scope_notes
+
+    for note in scope_notes(index.manifest, scope):
+        warn(note)
+
+
 def warn(msg: str) -> None:
     """A diagnostic on stderr; file names and document text in it are shown, never obeyed."""
     print(f"citebot: {safe(msg)}", file=sys.stderr, flush=True)

@@ -45,6 +45,7 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: b
     except _runtime_errors() as e:
         return cli.fail(str(e))
     convo = Conversation(engine, cli.scope_from(args))
+    cli.scope_warnings(engine.index, convo.scope)
     if args.ask is None:
         from citebot.search.models import missing_reranker
 
@@ -118,7 +119,9 @@ def search_main(argv: list[str] | None = None, prog: str = "retrieve.py") -> int
     from citebot.engine import Engine
 
     try:
-        _, r = Engine.open(cfg).search(args.question, [], cli.scope_from(args))
+        engine, scope = Engine.open(cfg), cli.scope_from(args)
+        cli.scope_warnings(engine.index, scope)
+        _, r = engine.search(args.question, [], scope)
     except _runtime_errors() as e:
         return cli.fail(str(e))
     if args.json:

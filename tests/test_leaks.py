@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from citebot.index.store import scope_notes
 from citebot.measurement.golden import load_golden
 from citebot.schema import Scope
 from citebot.search.analyzer import analyze
@@ -133,3 +134,24 @@ def test_a_running_chat_stops_serving_a_page_an_ingest_re_marked_staff_or_remove
     (folder / "k.md").unlink()
     ingest(folder, cfg, embedder=embedder, log=lambda m: None)
     assert "MANGROVE-9" not in engine.ask(question, scope=Scope.build(audience="staff")).answer
+
+
+def test_a_scope_flag_no_document_matches_is_named_and_no_tenant_is_listed(sample_engine):
+    notes = scope_notes(sample_engine.index.manifest, Scope.build(audience="staf", tenant="acme", lang="en,xx"))
+    assert notes == [
+        "--audience staf: no document in this index is for audience 'staf', so the public ones alone are "
+        "searched (audiences here: public, staff)",
+        "--lang: no document in this index is in 'xx' (languages here: bn, en, zh)",
+        "--tenant: no document in this index belongs to tenant 'acme', so the shared ones alone are searched"]
+    assert "acme-rentals" not in " ".join(notes)
+    assert scope_notes(sample_engine.index.manifest, Scope.build(audience="Staff", tenant="acme-rentals",
+                                                                 lang="zh")) == []
+    assert scope_notes({}, Scope.build(audience="staf")) == []  # an index stamped before the values were kept
+
+
+def test_retrieve_says_when_the_audience_matches_no_document(sample_index):
+    r = subprocess.run([sys.executable, str(ROOT / "retrieve.py"), "refunds", "--audience", "staf",
+                        "--index", sample_index.index, "--set", "use_rerank=false"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "citebot: --audience staf: no document in this index is for audience 'staf'" in r.stderr

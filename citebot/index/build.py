@@ -25,7 +25,7 @@ from citebot.config import Config
 from citebot.index import chunker, documents, lock
 from citebot.index.local import LocalIndex, holds_index
 from citebot.index.progress import Progress
-from citebot.index.store import IndexError_, check_compatible, expected_stamp, settings_stamp
+from citebot.index.store import IndexError_, check_compatible, expected_stamp, scope_values, settings_stamp
 from citebot.schema import Chunk
 from citebot.search import analyzer, models
 
@@ -290,7 +290,7 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     counts = [prev.counts.get(k) or Counter(analyzer.analyze(c.search_text)) for k, c in zip(keys, chunks)]
     stamp = settings_stamp(cfg, emb.name if emb else prev.manifest["embed_model"],
                            emb.dim if emb else prev.manifest["embed_dim"])
-    manifest = dict(stamp, source_folder=str(folder), include=include, sources=sources)
+    manifest = dict(stamp, source_folder=str(folder), include=include, sources=sources, scopes=scope_values(chunks))
     if cfg.backend == "milvus":
         from citebot.index import milvus
 

@@ -117,6 +117,36 @@ def stamped_settings(manifest: dict) -> dict:
     return {k: v for k, v in found.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
 
 
+def scope_values(chunks) -> dict[str, list[str]]:
+    """The audiences, languages and tenants the index's chunks have, for the
+    manifest: a scope flag no chunk matches is most likely a typo."""
+    return {"audience": sorted({c.audience for c in chunks}), "lang": sorted({c.lang for c in chunks if c.lang}),
+            "tenant": sorted({c.tenant for c in chunks if c.tenant})}
+
+
+def scope_notes(manifest: dict, scope) -> list[str]:
+    """What the asker's scope names that no chunk has (``--audience staf``):
+    it is taken, and sees less than meant, so say so.  Tenants are never
+    listed (one tenant's asker must not learn another's name).  An index
+    stamped before the values were kept gives no note."""
+    values = manifest.get("scopes")
+    if not isinstance(values, dict):
+        return []
+    notes = []
+    have = set(values.get("audience") or [])
+    for a in sorted(scope.audiences - {"public"} - have):
+        notes.append(f"--audience {a}: no document in this index is for audience {a!r}, so the public ones "
+                     f"alone are searched (audiences here: {', '.join(sorted(have)) or 'none'})")
+    langs = set(values.get("lang") or [])
+    for lang in sorted((scope.langs or set()) - langs):
+        notes.append(f"--lang: no document in this index is in {lang!r} (languages here: "
+                     f"{', '.join(sorted(langs)) or 'none'})")
+    if scope.tenant and scope.tenant not in set(values.get("tenant") or []):
+        notes.append(f"--tenant: no document in this index belongs to tenant {scope.tenant!r}, so the shared "
+                     "ones alone are searched")
+    return notes
+
+
 def rebuild_command(manifest: dict, root, cfg=None) -> str:
     """The ingest command that rebuilds this index, with every stamped
     setting other than the default: those ``cfg`` gives (what the asker
