@@ -100,9 +100,15 @@ class Engine:
     @classmethod
     def open(cls, cfg: Config, models: Models | None = None) -> Engine:
         """The engine over the index the settings name, with the LLM they configure."""
+        return cls.over(open_index(cfg), cfg, models)
+
+    @classmethod
+    def over(cls, index: SearchIndex, cfg: Config, models: Models | None = None) -> Engine:
+        """The engine over ``index`` with the LLM the settings configure (what
+        an evaluation runs, so its answers are the chat's)."""
         from citebot.answer import llm
 
-        return cls(open_index(cfg), cfg, models, llm.make(cfg))
+        return cls(index, cfg, models, llm.make(cfg))
 
     def configured(self, cfg: Config) -> Engine:
         """The same index, models and LLM with other settings."""
@@ -147,15 +153,9 @@ class Engine:
         receives the answer as it is written (refusals included)."""
         clock = time.perf_counter
         t0 = clock()
-        plan, r = self.search(typed, history, scope)
-        if on_plan:
-            on_plan(plan)
+        turn, why = self.assess(typed, history, scope, on_plan)
         t1 = clock()
-        turn = Turn(plan, r, ctxmod.select_context(r.hits, r.evidence, self.cfg),
-                    model_calls=1 if plan.method.startswith("llm") else 0)
-        turn.timings_ms["retrieve"] = (t1 - t0) * 1000
-        why = self._assess(turn)  # weak evidence: the refusal, with no model call
-        if why is not None:
+        if why is not None:  # weak evidence: the refusal, with no model call
             self._refuse(turn, why, on_text)
         elif self.llm is None:
             self._extract(turn, on_text)
@@ -164,6 +164,21 @@ class Engine:
         turn.timings_ms["answer"] = (clock() - t1) * 1000
         turn.timings_ms["total"] = (clock() - t0) * 1000
         return turn
+
+    def assess(self, typed: str, history: Sequence[str] = (), scope: Scope = Scope(),
+               on_plan: Callable[[QueryPlan], None] | None = None) -> tuple[Turn, str | None]:
+        """The first part of :meth:`ask`, up to the gate: the turn searched,
+        its context chosen, its signals and P(answerable) set, and the reason
+        to refuse (None: answer).  Nothing is answered (the refusal fit reads
+        the signals alone)."""
+        t0 = time.perf_counter()
+        plan, r = self.search(typed, history, scope)
+        if on_plan:
+            on_plan(plan)
+        turn = Turn(plan, r, ctxmod.select_context(r.hits, r.evidence, self.cfg),
+                    model_calls=1 if plan.method.startswith("llm") else 0)
+        turn.timings_ms["retrieve"] = (time.perf_counter() - t0) * 1000
+        return turn, self._assess(turn)
 
     # --- answering --------------------------------------------------------------
     def _refuse(self, turn: Turn, reason: str, on_text) -> None:

@@ -135,6 +135,13 @@ def test_bm25_metrics_by_hand(tiny, tmp_path):
     assert res["published"] == benchmarks.PUBLISHED["scifact"]
 
 
+def test_a_query_whose_qrels_are_all_grade_0_is_not_counted(tiny, tmp_path):
+    write_qrels(tiny / "scifact/qrels/test.tsv", [("q1", "d1", 1), ("q2", "d2", 1), ("q2", "d5", 1), ("q3", "d4", 1),
+                                                  ("q4", "d3", 0)])  # judged, nothing relevant: no nDCG to average
+    res = _run(tiny, tmp_path, configs=["bm25"])
+    assert res["n_queries"] == 3 and res["configs"]["bm25"]["n"] == 3
+
+
 def test_unique_keyword_query_is_perfect(tiny, tmp_path):
     res = _run(tiny, tmp_path, configs=["bm25"], limit=1)  # q1 alone
     assert res["n_queries"] == 1

@@ -32,6 +32,24 @@ def test_not_retrieved_and_irrelevant_first():
     assert ("retrieval", "irrelevant_match") in diagnose.diagnose(Q, t)
 
 
+def test_evidence_no_chunk_holds_is_ingestion_and_a_missed_chunk_that_holds_it_is_retrieval_too():
+    miss = [{"id": "x", "grade": 0, "stale": False}]
+    # A grade-1 phrase in no chunk, or a phrase split from the words it must sit with: nothing to retrieve.
+    assert diagnose.diagnose(Q, trace(held=False, retrieved=miss, shown=["x"])) == [("ingestion", "missed_evidence")]
+    # One grade-2 phrase whole in no chunk, another held by a chunk the ranking missed: both.
+    assert diagnose.diagnose(Q, trace(missing_phrases=["p"], retrieved=miss, shown=["x"])) == [
+        ("ingestion", "missed_evidence"), ("retrieval", "missed_evidence")]
+
+
+def test_an_unanswerable_question_let_through_is_context_not_retrieval():
+    none = Question.from_dict({"id": "u", "question": "how do I bake bread?", "answerable": False})
+    through = trace(retrieved=[{"id": "x", "grade": 0, "stale": False}], shown=["x"])
+    assert diagnose.diagnose(none, through) == [("context", "irrelevant_match")]
+    assert diagnose.diagnose(none, dict(through, answer="Bake it [1].", refused=False, cited_texts=["x"])) == [
+        ("context", "irrelevant_match"), ("generation", "unsupported_answer")]
+    assert diagnose.diagnose(none, dict(through, answer="I don't know.", refused=True)) == []  # the gate held
+
+
 def test_stale_document_retrieved():
     t = trace(retrieved=[{"id": "a", "grade": 2, "stale": False}, {"id": "old", "grade": 0, "stale": True}])
     assert diagnose.diagnose(Q, t) == [("retrieval", "stale_document")]
@@ -120,6 +138,16 @@ def test_keywords_are_whole_words_without_citation_marks_and_cjk_spacing_is_igno
     assert not kp("about 15 minutes", ["5 minutes"]) and kp("about 5 minutes", ["5 minutes"])
     assert kp("超时为15秒", ["15 秒"]) and kp("可防御（CSRF）攻击", ["CSRF"]) and kp("默认scope为request", ["request"])
     assert kp("use `--workers 4` [1]", ["--workers 4"]) and kp("ＦａｓｔＡＰＩ", ["FastAPI"])  # NFKC
+    # A number is whole: not the tail of a decimal or a thousands group, in CJK text too.
+    assert not kp("the timeout is 2.5 seconds", ["5 seconds"]) and not kp("costs 1,500 euros", ["500 euros"])
+    assert not kp("超时为15秒", ["5 秒"]) and not kp("version 9.5", ["9"]) and kp("step 9. Done", ["9"])
+
+
+def test_a_number_the_cited_text_holds_only_inside_a_longer_one_is_unsupported():
+    assert diagnose.unsupported_numbers("it takes 14 days [1]", ["within 114 days"]) == ["14"]
+    assert diagnose.unsupported_numbers("it takes 5 days [1]", ["within 2.5 days"]) == ["5"]
+    assert diagnose.unsupported_numbers("it takes 14 days [1]", ["within 14 days."]) == []
+    assert diagnose.unsupported_numbers("port 8000 [1]", ["serve on 127.0.0.1:8000"]) == []
 
 
 def test_the_judge_counts_one_translation_of_a_page(tmp_path, embedder):
@@ -174,3 +202,24 @@ def test_a_golden_set_over_other_documents_says_so(capsys):
     evaluate(cfg, ROOT / "golden.json", limit=3, configs=["bm25"], engine=engine)
     assert "no chunk of this index holds the evidence of any of golden.json's 3 answerable questions " \
            "(it was written over examples/kb)" in capsys.readouterr().err
+
+
+def test_evaluate_answers_through_the_configured_llm_as_the_chat_does(sample_index, fake):
+    # An endpoint is configured: the answer rows are the model's, as in the chat, not the quoting answerer's.
+    from citebot.measurement.evaluate import evaluate, golden_engine
+    engine = golden_engine(sample_index, ROOT / "golden.json", own_index=False)
+    fake.script = ["E4032 means the sync failed [1]."] * 4
+    r = evaluate(engine.cfg, ROOT / "golden.json", answers=True, ids=["q001"], configs=["+followups"], engine=engine)
+    assert r["answers"]["answerer"] == "llm" and r["answers"]["model_calls"] == 1
+    assert len(fake.requests) == 1 and "E4032" in fake.requests[0]["messages"][-1]["content"]
+
+
+def test_answers_are_never_diagnosed_from_the_unfiltered_leak_check(sample_index, capsys):
+    from citebot.measurement import main
+    assert main.main(["--index", sample_index.index, "--configs", "no-filters", "--answers", "--limit", "1"]) == 2
+    assert "--answers needs a configuration with the scope filters on" in capsys.readouterr().err
+    from citebot.measurement.evaluate import evaluate, golden_engine
+    engine = golden_engine(sample_index, ROOT / "golden.json", own_index=False)
+    r = evaluate(engine.cfg, ROOT / "golden.json", answers=True, ids=["q001"], configs=["bm25", "no-filters"],
+                 engine=engine)
+    assert r["diagnosed"] == "bm25"

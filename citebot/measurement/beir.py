@@ -190,9 +190,9 @@ def run(name: str, cfg: Config | None = None, configs=None, split: str = "test",
     emb = models.embedder(cfg)
     t0 = time.perf_counter()
     index = build_index(name, bench.corpus, cfg, emb, need_vectors, cache_dir or CACHE_DIR, log)
-    engine = Engine(index, cfg, models)
+    engine = Engine.over(index, cfg, models)
     result: dict = {"benchmark": name, "split": split, "n_docs": len(bench.corpus), "default": default,
-                    "n_queries": sum(1 for q in ids if bench.qrels.get(q)), "index_s": round(time.perf_counter() - t0, 1),
+                    "n_queries": sum(1 for q in ids if any(g > 0 for g in bench.qrels.get(q, {}).values())), "index_s": round(time.perf_counter() - t0, 1),
                     "configs": {}, "published": dict(benchmarks.PUBLISHED.get(name, {})), "notes": []}
     has_history = name == "mtrag"
     for key, c, form in _rows(name, wanted):

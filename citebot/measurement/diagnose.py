@@ -1,12 +1,17 @@
 """Where did a failed question lose its evidence?  Pure functions.
 
 Stages, in pipeline order, each with labels:
-  ingestion   missed_evidence   an evidence phrase is whole in no chunk
-  retrieval   missed_evidence   evidence exists but is not in the top k
-              irrelevant_match  rank 1 holds no evidence
+  ingestion   missed_evidence   no chunk holds the evidence (a phrase, or a
+                                phrase and the words it must sit with, split
+                                apart), or a grade-2 phrase is whole in no chunk
+  retrieval   missed_evidence   a chunk holds evidence but is not in the top k
+              irrelevant_match  rank 1 holds no evidence (answerable questions)
               stale_document    a superseded / restricted chunk, or a
                                 ``must_not`` phrase, was retrieved
   context     missed_evidence   retrieved, then dropped (floor, dedup, budget)
+              irrelevant_match  an unanswerable question's chunks passed the
+                                evidence floor (and the gate, when answered):
+                                no ranking could have held its answer
               duplicate_chunks  two shown chunks say the same thing
   generation  missed_evidence   evidence was shown but the answer refused or
                                 lacks the answer's key words
@@ -39,22 +44,35 @@ def keywords_present(answer: str, keys) -> bool:
     """Every keyword is in the answer: after NFKC and :func:`norm`, case
     folded, citation marks removed ("see [9]" does not hold "9"), Latin
     keywords as whole words or numbers ("Nonetheless" does not hold "None",
-    "15 minutes" not "5 minutes"), CJK ones with spacing ignored ("15 秒" is
-    in "超时为15秒")."""
+    "15 minutes", "2.5 minutes" and "1,500 euros" not "5 minutes" or "500
+    euros"), CJK ones with spacing ignored ("15 秒" is in "超时为15秒", "5 秒" is not)."""
     text = norm(unicodedata.normalize("NFKC", CITATION.sub(" ", answer))).lower()
     for key in keys:
         k = norm(unicodedata.normalize("NFKC", key)).lower()
         if not k:
             continue
-        if _CJK_CHAR.search(k):
-            if k.replace(" ", "") not in text.replace(" ", ""):
+        if _CJK_CHAR.search(k):  # spacing ignored, a number still whole ("5 秒" is not in "15秒")
+            if not re.search(_guarded(k.replace(" ", ""), ""), text.replace(" ", "")):
                 return False
             continue
-        left = f"(?<![{_ALNUM}])" if re.match(f"[{_ALNUM}]", k) else ""
-        right = f"(?![{_ALNUM}])" if re.match(f"[{_ALNUM}]", k[-1]) else ""
-        if not re.search(left + re.escape(k) + right, text):
+        if not re.search(_guarded(k, _ALNUM), text):
             return False
     return True
+
+
+def _guarded(k: str, word: str) -> str:
+    """A pattern for ``k`` whole: not inside a longer word (``word``: its
+    characters) or number ("5" is not in "15", "2.5" or "1,500")."""
+    left = right = ""
+    if k[0].isdigit():
+        left = rf"(?<![{word}\d])(?<!\d[.,])"
+    elif word and re.match(f"[{word}]", k[0]):
+        left = f"(?<![{word}])"
+    if k[-1].isdigit():
+        right = rf"(?![{word}\d])(?![.,]\d)"
+    elif word and re.match(f"[{word}]", k[-1]):
+        right = f"(?![{word}])"
+    return left + re.escape(k) + right
 
 
 def grade(chunk_text: str, evidence: list[dict]) -> int:
@@ -79,7 +97,7 @@ def unsupported_numbers(answer: str, cited_texts: list[str]) -> list[str]:
     """Numbers the answer states that no cited text holds ([n] markers aside)."""
     body = re.sub(r"\[[\d,\s\-–]+\]", "", answer)
     source = " ".join(norm(t) for t in cited_texts)
-    return [n for n in dict.fromkeys(_NUM.findall(body)) if n not in source]
+    return [n for n in dict.fromkeys(_NUM.findall(body)) if not re.search(_guarded(n, ""), source)]
 
 
 def diagnose(q, t: dict) -> list[tuple[str, str]]:
@@ -88,6 +106,7 @@ def diagnose(q, t: dict) -> list[tuple[str, str]]:
 
     ``t`` (a trace, plain data):
       missing_phrases  grade-2 phrases that are whole in no chunk of the index
+      held             whether any chunk of the index holds evidence (default True)
       retrieved        [{"id", "grade", "stale"}] top-k in rank order
       shown            ids shown to the answerer;  dropped: [(id, reason)]
       duplicates       number of shown pairs with near-identical text
@@ -98,20 +117,23 @@ def diagnose(q, t: dict) -> list[tuple[str, str]]:
     answerable = q.answerable
     retrieved = t.get("retrieved", [])
     relevant = [r for r in retrieved if r["grade"] > 0]
-    if answerable and t.get("missing_phrases"):
+    held = t.get("held", True)
+    if answerable and (t.get("missing_phrases") or not held):
         out.append(("ingestion", "missed_evidence"))
-    if answerable and not relevant and not t.get("missing_phrases"):
+    if answerable and held and not relevant:  # a chunk holds it, and the ranking missed it
         out.append(("retrieval", "missed_evidence"))
-    if retrieved and retrieved[0]["grade"] == 0 and (relevant or not answerable):
+    if answerable and relevant and retrieved[0]["grade"] == 0:
         out.append(("retrieval", "irrelevant_match"))
     if any(r.get("stale") for r in retrieved):
         out.append(("retrieval", "stale_document"))
     shown = set(t.get("shown", []))
     if relevant and not any(r["id"] in shown for r in relevant):
         out.append(("context", "missed_evidence"))
+    answer = t.get("answer")
+    if not answerable and shown and (answer is None or not t.get("refused")):
+        out.append(("context", "irrelevant_match"))
     if t.get("duplicates", 0):
         out.append(("context", "duplicate_chunks"))
-    answer = t.get("answer")
     if answer is not None:
         evidence_shown = any(r["id"] in shown for r in relevant)
         if answerable and evidence_shown:

@@ -100,7 +100,7 @@ def run_question(engine: Engine, q: Question, judge: Judge, unfiltered: bool = F
     rel = judge.relevant(q)
     top = r.hits[:engine.cfg.final_k]
     shown = ctx.shown
-    trace = {"missing_phrases": judge.missing_phrases(q) if q.answerable else [],
+    trace = {"missing_phrases": judge.missing_phrases(q) if q.answerable else [], "held": bool(rel),
              "retrieved": [{"id": h.id, "grade": rel.get(h.id, 0), "stale": judge.stale(q, h.chunk)} for h in top],
              "shown": [h.id for h in shown], "dropped": [(h.id, why) for h, why in ctx.dropped],
              "duplicates": sum(1 for i, a in enumerate(shown) for b in shown[i + 1:]
@@ -266,7 +266,7 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
     corpus = load_golden(path).corpus
     root = corpus_folder(path, corpus)
     if root is None or not own_index:
-        return Engine(open_index(cfg), cfg, models)
+        return Engine.over(open_index(cfg), cfg, models)
     if not root.is_dir():
         log(f"skipped {path.name}: its documents ({root}) are not on this machine")
         return None
@@ -287,7 +287,7 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
             raise  # not the cache (no documents left, a server down): say so, change nothing
         log(f"{name}: the cached index cannot be read ({str(e).split('. Rebuild')[0]}); rebuilding it")
         build(rebuild=True)
-    return Engine(open_index(icfg), icfg, models)
+    return Engine.over(open_index(icfg), icfg, models)
 
 
 def evaluate(cfg: Config, golden, answers: bool = False, split: str | None = None, limit: int | None = None,
@@ -308,7 +308,12 @@ def evaluate(cfg: Config, golden, answers: bool = False, split: str | None = Non
     if default not in names and not configs:
         names.append(default)
     runs = {name: run_config(engine, name, qs, judge) for name in names}
-    full = default if default in runs else names[-1]
+    # The row diagnosed and answered from: never the leak check's unfiltered one,
+    # whose answers would run under the question's scope beside an unfiltered trace.
+    full = default if default in runs else next((n for n in reversed(names) if n not in UNFILTERED), names[-1])
+    if answers and full in UNFILTERED:
+        raise ValueError("--answers needs a configuration with the scope filters on; "
+                         f"add one to --configs (for example {default})")
     ans_res = ans = None
     if answers:
         e = engine.configured(config_for(full, engine.cfg))

@@ -19,7 +19,7 @@ from pathlib import Path
 from citebot import cli, config
 from citebot.config import ROOT, Config
 from citebot.measurement import benchmarks, report
-from citebot.measurement.evaluate import CONFIGS, evaluate, golden_engine
+from citebot.measurement.evaluate import CONFIGS, UNFILTERED, evaluate, golden_engine
 from citebot.measurement.golden import SPLITS
 
 
@@ -55,6 +55,9 @@ def main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
     configs = [c.strip() for c in args.configs.split(",")] if args.configs else None
     if configs and (bad := [c for c in configs if c not in CONFIGS]):
         return cli.fail(f"unknown configuration(s) {', '.join(bad)}; choose from {', '.join(CONFIGS)}", cli.EXIT_USAGE)
+    if args.answers and configs and all(c in UNFILTERED for c in configs):
+        return cli.fail("--answers needs a configuration with the scope filters on (no-filters is the leak "
+                        "check); add one to --configs, for example +followups", cli.EXIT_USAGE)
     from citebot.index.store import IndexError_
     from citebot.search.models import ModelUnavailable
 

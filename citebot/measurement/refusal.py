@@ -64,7 +64,7 @@ def half(qid: str) -> str:
 
 def _case(engine: Engine, source: str, qid: str, split: str, answerable: bool, text: str,
           history: list[str], scope: Scope) -> Case:
-    turn = engine.ask(text, history, scope)
+    turn, _ = engine.assess(text, history, scope)  # the gate's signals; nothing is answered
     return Case(source, qid, split, answerable, turn.signals)
 
 
@@ -78,7 +78,7 @@ def _bench_engine(name: str, corpus: dict, cfg: Config, models: Models, log) -> 
     """The engine over a benchmark's corpus, indexed (and cached) as ``--benchmark`` does."""
     from citebot.measurement.beir import CACHE_DIR, build_index
 
-    return Engine(build_index(name, corpus, cfg, models.embedder(cfg), True, CACHE_DIR, log), cfg, models)
+    return Engine.over(build_index(name, corpus, cfg, models.embedder(cfg), True, CACHE_DIR, log), cfg, models)
 
 
 def squad_cases(cfg: Config, models: Models, log) -> list[Case]:
