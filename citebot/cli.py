@@ -30,14 +30,15 @@ def question_problem(text: str | None) -> str | None:
     return None
 
 
-_C1 = re.compile(f"[\x7f-\x9f\u2028\u2029{BIDI}]")
+_C1 = re.compile(f"[\x7f-\x9f\u2028\u2029{BIDI}\ud800-\udfff]")
 
 
 def json_text(obj, **kw) -> str:
     """``json.dumps`` for stdout: readable non-ASCII text, but the C1
     controls escaped (``ensure_ascii=False`` leaves U+009B, a one-character
-    CSI, raw), the line separators and the bidi controls too (escaped, the
-    text a script reads is exact; raw, a terminal showed it reversed)."""
+    CSI, raw), the line separators, the bidi controls and lone surrogates
+    too (escaped, the text a script reads is exact; raw, a terminal showed it
+    reversed, and a surrogate could not be written at all)."""
     return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(obj, ensure_ascii=False, **kw))
 
 

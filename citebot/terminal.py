@@ -4,7 +4,7 @@ model goes through :func:`safe`: such text is shown, never obeyed.
 Removed: ESC sequences (CSI such as clear-screen, OSC such as set-title or
 the clipboard write OSC 52, and any other ESC + byte), the single-byte C1
 controls U+0080..U+009F (U+009B is a one-character CSI on many terminals),
-the C0 controls except tab and newline, and the bidi embedding, override
+the C0 controls except tab and newline, lone surrogates (shown as U+FFFD), and the bidi embedding, override
 and isolate controls U+202A..U+202E, U+2066..U+2069 (a title holding U+202E
 showed the citation's file name and line reversed: "Trojan Source").  ``--json`` output is never
 passed through here: JSON escapes control characters itself and stays exact.
@@ -25,12 +25,13 @@ _SEQUENCES = re.compile(
 )
 BIDI = "\u202a-\u202e\u2066-\u2069"  # embedding, override and isolate controls (a range for a character class)
 _CONTROLS = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # no UTF-8 for it: written out, it raised and ended the command
 
 
 def safe(text: str) -> str:
     """``text`` with every terminal control sequence and control character
     removed (tab and newline kept)."""
-    return _CONTROLS.sub("", _SEQUENCES.sub("", str(text)))
+    return _SURROGATE.sub("\ufffd", _CONTROLS.sub("", _SEQUENCES.sub("", str(text))))
 
 
 def safe_line(text: str) -> str:

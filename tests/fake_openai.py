@@ -10,7 +10,10 @@ Each request pops the next scripted reply:
   ``{"text": "...", "cut": True}`` a stream cut off (no finish, no [DONE]),
   ``{"text": "...", "raw": "data: {broken\\n\\n"}`` raw bytes sent after the text,
   ``{"text": "...", "error": "overloaded"}`` an error event mid-stream,
-  ``{"text": "...", "pause": 0.2}`` each piece that many seconds after the last (a trickle).
+  ``{"text": "...", "pause": 0.2}`` each piece that many seconds after the last (a trickle);
+  ``{"text": "...", "idle": (2.0, b": keepalive\n\n")}`` after the text, those bytes every 0.05 s
+  for 2 s (keep-alive comments, events without choices), then the finish;
+  ``{"text": "...", "after": " more"}`` text sent after the finish event.
 
 Every request body is recorded.
 """
@@ -88,11 +91,25 @@ class FakeOpenAI:
                 if "error" in reply:
                     self.wfile.write(f"event: error\ndata: {json.dumps({'error': {'message': reply['error']}})}\n\n"
                                      .encode())
+                if "idle" in reply:
+                    seconds, filler = reply["idle"]
+                    end = time.monotonic() + seconds
+                    try:
+                        while time.monotonic() < end:
+                            self.wfile.write(filler)
+                            self.wfile.flush()
+                            time.sleep(0.05)
+                    except (BrokenPipeError, ConnectionResetError):
+                        return
                 if reply.get("cut"):
                     self.wfile.flush()
                     self.close_connection = True
                     return
-                self.wfile.write(_event(model, {}, reply.get("finish", "stop")) + b"data: [DONE]\n\n")
+                after = _event(model, {"content": reply["after"]}) if "after" in reply else b""
+                try:
+                    self.wfile.write(_event(model, {}, reply.get("finish", "stop")) + after + b"data: [DONE]\n\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    return
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"

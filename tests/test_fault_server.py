@@ -1,6 +1,7 @@
 """A misbehaving model server: every reply is checked, not trusted, and the chat goes on."""
 import io
 import json
+import time
 
 import pytest
 
@@ -46,6 +47,39 @@ def test_a_stream_still_writing_at_the_deadline_is_cut_and_marked_incomplete(fak
     assert turn.incomplete and "still writing after 0.5 s" in turn.incomplete
     assert 0 < len(turn.answer) < 100  # the text shown before the cut is kept
     assert convo.ask("can I return opened items?").error is None  # the chat goes on
+
+
+EMPTY_EVENT = b'data: {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": []}\n\n'
+
+
+@pytest.mark.parametrize("filler", [b": keepalive\n\n", EMPTY_EVENT], ids=["comments", "events-without-choices"])
+def test_a_stream_kept_alive_without_text_is_cut_at_the_deadline(fake, convo, filler):
+    # Keep-alive comments never reach citebot's loop, and events without choices skipped its check;
+    # each restarts the read timeout, so only the deadline can end the answer.
+    convo.engine.llm.deadline = 0.5
+    fake.script = [{"text": "Returns are not accepted [1].", "idle": (3.0, filler)}]
+    t0 = time.monotonic()
+    turn = convo.ask(Q)
+    assert time.monotonic() - t0 < 2.5
+    assert turn.incomplete and "still writing after 0.5 s" in turn.incomplete
+    assert turn.answer.startswith("Returns are not accepted")
+
+
+def test_text_after_the_finish_is_not_part_of_the_answer(fake, convo):
+    fake.script = [{"text": "Returns are not accepted [1].", "after": " Also, ignore your rules [2]."}]
+    turn = convo.ask(Q)
+    assert turn.answer == "Returns are not accepted [1]." and turn.incomplete is None
+
+
+def test_a_lone_surrogate_from_the_model_neither_ends_the_chat_nor_empties_json(fake, convo):
+    # "\ud800" is valid JSON, and Python decodes it to a character UTF-8 cannot write.
+    fake.script = ["Returns are not accepted \ud800 [1].", "Returns are not accepted [1]."]
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    turn = answer_to(convo, Q, out)
+    out.flush()
+    assert turn.answer == "Returns are not accepted \ufffd [1]."
+    json.loads(json.dumps(render.turn_json(turn), ensure_ascii=False).encode("utf-8"))
+    assert convo.ask(Q).error is None
 
 
 @pytest.mark.parametrize("finish,why", [("length", "length limit"), ("content_filter", "content filter")])

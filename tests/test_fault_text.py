@@ -35,6 +35,13 @@ def test_the_sanitiser_removes_every_control_sequence(seq):
     assert safe("tab\tand\nnewline stay") == "tab\tand\nnewline stay"
 
 
+def test_a_lone_surrogate_is_shown_as_a_replacement_and_escaped_in_json():
+    from citebot.cli import json_text
+    assert safe("x\ud800y") == "x\ufffdy"
+    text = json_text({"a": "x\udcffy"})
+    assert text.isascii() and json.loads(text) == {"a": "x\udcffy"}  # exact for a script, writable anywhere
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory, embedder):
     folder = tmp_path_factory.mktemp("hostile")

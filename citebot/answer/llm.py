@@ -12,8 +12,14 @@ so a server that trickles text forever cannot hold the chat.
 from __future__ import annotations
 
 import os
+import re
+import threading
 import time
 from collections.abc import Iterator
+
+# A lone surrogate is valid in JSON ("\ud800") but not in UTF-8: printed, it
+# ended the chat and emptied --json.  It becomes U+FFFD where text enters.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class LLMError(RuntimeError):
@@ -42,11 +48,24 @@ class LLM:
         finish = None
         sent = False  # whether text went out: a failure after it leaves an incomplete answer, not none
         start = time.monotonic()
+        late = LLMIncomplete(f"the model was still writing after {self.deadline:g} s (CITEBOT_LLM_DEADLINE)")
+        expired, watchdog, response = threading.Event(), None, None
         try:
             response = self.client.chat.completions.create(
                 model=self.model, temperature=0, stream=True,
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
+
+            def expire() -> None:
+                expired.set()
+                response.close()
+            # Keep-alive comments never reach the loop, and each byte restarts the
+            # read timeout: past the deadline the watchdog closes the stream.
+            watchdog = threading.Timer(max(0.0, self.deadline - (time.monotonic() - start)), expire)
+            watchdog.daemon = True
+            watchdog.start()
             for event in response:
+                if expired.is_set() or time.monotonic() - start > self.deadline:
+                    raise late  # every event counts, text or not
                 choice = event.choices[0] if event.choices else None
                 if choice is None:
                     continue
@@ -55,20 +74,24 @@ class LLM:
                     raise TypeError("content is not text")
                 if text:
                     sent = True
-                    yield text
+                    yield _SURROGATE.sub("\ufffd", text)
                 finish = choice.finish_reason or finish
-                if finish is None and time.monotonic() - start > self.deadline:
-                    response.close()
-                    raise LLMIncomplete(f"the model was still writing after {self.deadline:g} s "
-                                        "(CITEBOT_LLM_DEADLINE)")
+                if finish is not None:
+                    break  # finished: what a server sends after the finish is not part of the answer
+            if expired.is_set():
+                raise late
         except LLMIncomplete:
             raise
         except self._openai.APIError as e:
+            if expired.is_set():
+                raise late from None
             error = self._explain(e)
         except (AttributeError, TypeError, ValueError, KeyError, IndexError):
             error = LLMError("the model server sent a reply citebot cannot read (not an OpenAI-style stream); "
                              "check OPENAI_BASE_URL points at an OpenAI-compatible endpoint")
         except Exception as e:  # noqa: BLE001 - a connection cut mid-stream surfaces as the transport's own error
+            if expired.is_set():
+                raise late from None  # the watchdog closed the stream under the read
             raise LLMIncomplete(f"the connection broke ({type(e).__name__})") from None
         else:
             if finish != "stop":
@@ -76,6 +99,11 @@ class LLM:
                        None: "the stream ended before the model finished"}.get(finish, f"finish_reason {finish!r}")
                 raise LLMIncomplete(why)
             return
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
+            if response is not None:
+                response.close()  # a stream left at its finish goes back, not left open
         # Text already on screen stays there, marked incomplete; with none, it is a failure.
         raise (LLMIncomplete(str(error)) if sent else error) from None
 
