@@ -25,7 +25,14 @@ from dataclasses import dataclass
 
 from citebot.config import REFUSAL
 
-CITATION = re.compile(r"\[(\s*\d+\s*(?:[-–,]\s*\d+\s*)*)\]")
+# Brackets ASCII or full-width (［1］, 【1】), numbers listed with "," or ";" or
+# ranged with a hyphen or dash, spaces and zero-width characters between: a
+# model writes each, and a mark the check missed reached the screen unchecked.
+_OPENERS = "[［【"
+_OPEN, _CLOSE = "\\[［【", "\\]］】"  # as regex class bodies
+_GAP = "\\s\u200b-\u200d\u2060\ufeff"  # whitespace and zero-width characters (a regex class body)
+_LIST, _RANGE = ",;", "\\-–—"
+CITATION = re.compile(f"[{_OPEN}]([{_GAP}]*\\d+[{_GAP}]*(?:[{_LIST}{_RANGE}][{_GAP}]*\\d+[{_GAP}]*)*)[{_CLOSE}]")
 _TICKS = re.compile(r"`+")
 _PUNCT = ".,;:!?"
 # How much of the opening is read to decide whether an answer is a refusal.
@@ -36,20 +43,20 @@ REFUSAL_PATTERNS = re.compile(
     r"(?:sources|documents|context) (?:do not|don't|does not|doesn't) (?:contain|mention|say|provide|include|cover)|"
     r"no information (?:about|on|in)|not mentioned in the)|"
     r"我不知道|无法回答|没有(?:相关|足够的?)信息|ich weiß es nicht|weiß ich nicht|je ne sais pas|no lo sé", re.I)
-_OPEN_GROUP = re.compile(r"\[[\s\d,\-–]*$")  # a "[" that more digits could still close as a citation
-_CUT_GROUP = re.compile(r"\[\s*\d[\s\d,\-–]*$")  # ... one that already holds a number, where a stream ends
-_HOLD_LIMIT = 200  # ... unless it runs this long: then it is text
+_OPEN_GROUP = re.compile(f"[{_OPEN}][{_GAP}\\d{_LIST}{_RANGE}]*$")  # a "[" more digits could still close as a citation
+_CUT_GROUP = re.compile(f"[{_OPEN}][{_GAP}]*\\d[{_GAP}\\d{_LIST}{_RANGE}]*$")  # ... holding a number, where a stream ends
+_FENCE_INFO = re.compile(r"[\w+#.-]*[ \t]*\n")  # "```python" then a line break: a fence, even mid-line
 _INLINE_LIMIT = 2000  # an inline code span still open after this many characters is a stray backtick
-_SOURCES_LINE = re.compile(r"\n\s*(?:sources?|references?)\s*:[\s\[\]\d,\-–]*$", re.I)
+_SOURCES_LINE = re.compile(f"\\n\\s*(?:sources?|references?)\\s*:[{_GAP}{_OPEN}{_CLOSE}\\d{_LIST}{_RANGE}]*$", re.I)
 _WORD = re.compile(r"\w")
 _LISTED = re.compile(r"\][,;]$")  # a citation with a list separator after it
 
 
 def parse_group(body: str) -> list[int]:
     nums: list[int] = []
-    for part in body.split(","):
+    for part in re.split(f"[{_LIST}]", re.sub("[\u200b-\u200d\u2060\ufeff]", "", body)):
         part = part.strip()
-        m = re.fullmatch(r"(\d+)\s*[-–]\s*(\d+)", part)
+        m = re.fullmatch(f"(\\d+)\\s*[{_RANGE}]\\s*(\\d+)", part)
         if m:
             lo, hi = int(m.group(1)), int(m.group(2))
             nums.extend(range(lo, hi + 1) if 0 <= hi - lo <= 50 else [lo, hi])
@@ -106,9 +113,11 @@ class AnswerStream:
                 head, self.raw = self.raw[:close.end()], self.raw[close.end():]
                 self.raw = self._consume(head) + self.raw
         cut = len(self.raw.rstrip("`"))  # a run of backticks may still grow into a fence
-        group = _OPEN_GROUP.search(self.raw, max(0, cut - _HOLD_LIMIT), cut)
-        if group is not None and not self.code:
-            cut = group.start()
+        # Held from the last "[" while more digits could still close it as a citation,
+        # however long: cut short, a long group reached the screen unchecked.
+        start = max(self.raw.rfind(o, 0, cut) for o in _OPENERS)
+        if start >= 0 and not self.code and _OPEN_GROUP.match(self.raw, start, cut):
+            cut = start
         ready, self.raw = self.raw[:cut], self.raw[cut:]
         self.raw = self._consume(ready) + self.raw
         return self._release()
@@ -145,7 +154,12 @@ class AnswerStream:
             if m is None:
                 self._prose(text)
                 return ""
-            if len(m.group()) >= 3:
+            fence = len(m.group()) >= 3 and (self._line_start(text, m.start()) or _FENCE_INFO.match(text, m.end()))
+            if len(m.group()) >= 3 and not fence and not final and "\n" not in text[m.end():] \
+                    and len(text) - m.start() < _INLINE_LIMIT:
+                self._prose(text[:m.start()])
+                return text[m.start():]  # "```py" mid-line: a fence if a line break follows
+            if fence:
                 self._prose(text[:m.start()])
                 self.code = m.group()
                 self._verbatim(m.group())
@@ -165,6 +179,15 @@ class AnswerStream:
             self._verbatim(text[m.start():close.end()])
             text = text[close.end():]
         return ""
+
+    def _line_start(self, text: str, pos: int) -> bool:
+        """Whether ``text[pos]`` begins a line (spaces before it aside): only
+        there do three backticks open a fence ("the ``` key" is prose)."""
+        before = text[:pos]
+        line = before[before.rfind("\n") + 1:]
+        if line.strip(" \t"):
+            return False
+        return "\n" in before or not self.body or "\n" in self.ws or self.body.endswith("\n")
 
     def _verbatim(self, text: str) -> None:
         if not text:
@@ -218,10 +241,10 @@ class AnswerStream:
         out to be a refusal (see :func:`is_refusal`)."""
         if self.deciding:
             opening = self.body[:REFUSAL_WINDOW]
-            words = without_marks(self.body)
+            words = without_marks(self.body[:4 * REFUSAL_WINDOW])  # the opening is what decides: reading all of a long body per delta was quadratic
             if REFUSAL.startswith(words) or words.startswith(REFUSAL):
                 return ""  # the refusal sentence, so far: shown as the refusal or not at all
-            if (CITATION.search(self.body) and _WORD.search(words)) or (
+            if (self.marks and _WORD.search(words)) or (
                     len(self.body) >= REFUSAL_WINDOW and not REFUSAL_PATTERNS.search(opening)):
                 self.deciding = False
             else:

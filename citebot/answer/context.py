@@ -9,6 +9,7 @@ budget (a long code block, which the chunker never cuts) is cut to fit.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields, replace
 
 from citebot import tokens
@@ -88,10 +89,24 @@ def _with_text(chunk, text: str) -> Chunk:
     return Chunk(**{**{f.name: getattr(chunk, f.name) for f in fields(Chunk)}, "text": text})
 
 
+_TAG = re.compile(r"<(/?\s*source)", re.I)
+
+
+def quoted(text: str) -> str:
+    """Document text inside a source block: a "<source" or "</source" of its
+    own is escaped (a forged one closed the block and posed as another source)."""
+    return _TAG.sub(r"&lt;\1", text)
+
+
+def _attribute(text: str) -> str:
+    return " ".join(quoted(text).replace('"', "&quot;").split())  # one line, no quote to end it early
+
+
 def source_block(n: int, h: Hit) -> str:
     c = h.chunk
     title = " > ".join((c.title, *c.headings))
-    return prompts.SOURCE_BLOCK.format(n=n, title=title, location=c.location, text=c.text)
+    return prompts.SOURCE_BLOCK.format(n=n, title=_attribute(title), location=_attribute(c.location),
+                                       text=quoted(c.text))
 
 
 def build_prompt(question: str, ctx: Context) -> tuple[str, str]:
