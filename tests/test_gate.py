@@ -26,9 +26,10 @@ def test_without_a_cosine_the_cosine_features_count_as_the_fits_mean():
     s = gate.Signals(top=0.0, cosine=0.0, coverage=0.5, unknown=0.0, answer=0.4, kind=0.0, margin=0.1, dense=False)
     # top reads as its mean 0.5, not 0 (which is -5 sd): z = 0.5 - 2.0 * (0.4 - 0.5) / 0.1 = 2.5
     assert gate.probability(s, PARAMS) == pytest.approx(1 / (1 + math.exp(-2.5)))
-    # The shipped MiniLM fit with the best lexical signals there are: it refused (0.335 < 0.35) every such question.
+    # The shipped MiniLM fit with the best lexical signals there are: it refused (0.335 < 0.35) every such
+    # question while a missing cosine read as 0; read as the mean, they are far above the 0.35 operating point.
     best = gate.Signals(top=0.0, cosine=0.0, coverage=1.0, unknown=0.0, answer=1.15, kind=0.0, margin=1.15, dense=False)
-    assert gate.probability(best, gate.model(gate.DEFAULT_MODEL)) > 0.9
+    assert gate.probability(best, gate.model(gate.DEFAULT_MODEL)) > 0.8
     assert "cosine" not in gate.reason(s, 0.1, 0.35) and "dense" not in s.as_dict()
 
 
