@@ -46,6 +46,7 @@ REFUSAL_PATTERNS = re.compile(
 _OPEN_GROUP = re.compile(f"[{_OPEN}][{_GAP}\\d{_LIST}{_RANGE}]*$")  # a "[" more digits could still close as a citation
 _CUT_GROUP = re.compile(f"[{_OPEN}][{_GAP}]*\\d[{_GAP}\\d{_LIST}{_RANGE}]*$")  # ... holding a number, where a stream ends
 _FENCE_INFO = re.compile(r"[\w+#.-]*[ \t]*\n")  # "```python" then a line break: a fence, even mid-line
+_INFO_SO_FAR = re.compile(r"[\w+#.-]*[ \t]*")  # ... whose line break may still come
 _INLINE_LIMIT = 2000  # an inline code span still open after this many characters is a stray backtick
 _SOURCES_LINE = re.compile(f"\\n\\s*(?:sources?|references?)\\s*:[{_GAP}{_OPEN}{_CLOSE}\\d{_LIST}{_RANGE}]*$", re.I)
 _WORD = re.compile(r"\w")
@@ -155,7 +156,7 @@ class AnswerStream:
                 self._prose(text)
                 return ""
             fence = len(m.group()) >= 3 and (self._line_start(text, m.start()) or _FENCE_INFO.match(text, m.end()))
-            if len(m.group()) >= 3 and not fence and not final and "\n" not in text[m.end():] \
+            if len(m.group()) >= 3 and not fence and not final and _INFO_SO_FAR.fullmatch(text, m.end()) \
                     and len(text) - m.start() < _INLINE_LIMIT:
                 self._prose(text[:m.start()])
                 return text[m.start():]  # "```py" mid-line: a fence if a line break follows
@@ -241,7 +242,8 @@ class AnswerStream:
         out to be a refusal (see :func:`is_refusal`)."""
         if self.deciding:
             opening = self.body[:REFUSAL_WINDOW]
-            words = without_marks(self.body[:4 * REFUSAL_WINDOW])  # the opening is what decides: reading all of a long body per delta was quadratic
+            # The opening decides; reading the whole body at every delta was quadratic.
+            words = without_marks(self.body[:4 * REFUSAL_WINDOW])
             if REFUSAL.startswith(words) or words.startswith(REFUSAL):
                 return ""  # the refusal sentence, so far: shown as the refusal or not at all
             if (self.marks and _WORD.search(words)) or (
