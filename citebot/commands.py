@@ -37,7 +37,7 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: b
     if args.ask is not None and (problem := cli.question_problem(args.ask)):
         p.error(problem)
     from citebot.chat import render
-    from citebot.chat.repl import Chat, Conversation, answer_to
+    from citebot.chat.repl import Chat, Conversation, answer_to, stdin_lines
     from citebot.engine import Engine
 
     try:
@@ -51,7 +51,8 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: b
 
         note = missing_reranker(cfg)  # before the loader thread starts: it would warn on stderr as well
         engine.models.warm(cfg)  # the prompt is up while the models load
-        return Chat(convo, note=note).run()
+        lines = None if sys.stdin.isatty() else stdin_lines()  # a pipe or a file: one turn a line, as plain text
+        return Chat(convo, note=note, lines=lines).run()
     try:
         if args.json:
             turn = convo.ask(args.ask)

@@ -9,6 +9,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from citebot.answer import llm, prompts
 from citebot.answer.extractive import units
 from citebot.chat import render
@@ -38,7 +40,8 @@ def test_cited_answer_streams_through_the_real_client(fake, sample_engine, tmp_p
     user = body["messages"][1]["content"]
     n = len(turn.context.shown)
     # Strongest chunk last, nearest the question.
-    assert user.index(f"[{n}] ") > user.index("[1] ") and user.rstrip().endswith("Answer with citations:")
+    assert user.index(f'<source n="{n}" ') > user.index('<source n="1" ')
+    assert user.rstrip().endswith("Answer with citations:")
     assert turn.context.shown[-1].id == turn.retrieval.hits[0].id
 
 
@@ -227,3 +230,39 @@ def test_why_says_why_a_turn_was_refused(sample_engine, tmp_path):
     turn = convo(sample_engine, tmp_path, with_llm=False).ask("what does error E4099 mean?")
     assert turn.refused and turn.model_calls == 0
     assert "'e4099', which no document contains" in render.why_text(turn)
+
+
+def test_turns_from_a_file_or_a_pipe_are_read_as_plain_lines(sample_index, tmp_path):
+    # prompt-toolkit read a redirected file as empty (exit 0, nothing asked), and a pipe's bytes as
+    # keystrokes: an escape sequence looped forever at full CPU, Ctrl-A moved the cursor mid-line.
+    turns = tmp_path / "turns.txt"
+    turns.write_bytes(b"/help\nhello\x1b[0m\nhow long do refunds take?\n/sources\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CITEBOT_", "OPENAI_"))}
+    env.update({"CITEBOT_EMBED_MODEL": "packaged", "CITEBOT_DATA_DIR": str(tmp_path), "CITEBOT_USE_RERANK": "0"})
+    with open(turns, "rb") as stdin:
+        r = subprocess.run([sys.executable, str(ROOT / "bot.py"), "--index", sample_index.index], stdin=stdin,
+                           capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("Commands:") and "14 days" in r.stdout and r.stdout.count("Sources:") == 2
+    assert "\r" not in r.stdout and "\x1b" not in r.stdout and "you>" not in r.stdout
+    assert "(also searched:" in r.stderr  # diagnostics stay on stderr, as with --ask
+
+
+def test_a_cancelled_answer_keeps_its_question_for_the_follow_up(sample_engine, tmp_path):
+    c = convo(sample_engine, tmp_path, with_llm=False)
+
+    def cancel(_text):
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        c.ask("what frame size should I get if I'm 175 cm tall?", on_text=cancel)
+    assert c.history == ["what frame size should I get if I'm 175 cm tall?"]
+    turn = c.ask("and for size L?")
+    assert "what frame size should I get if I'm 175 cm tall? and for size L?" in turn.plan.queries
+
+
+def test_a_failed_turn_is_logged_as_a_failure_not_an_answer(fake, sample_engine, tmp_path):
+    fake.script = [500, 500, 500]  # one try and two retries
+    turn = convo(sample_engine, tmp_path).ask("how long do refunds take?")
+    assert turn.error
+    row = json.loads((tmp_path / "metrics.jsonl").read_text().splitlines()[-1])
+    assert row["error"] is True and row["refused"] is False

@@ -3,7 +3,10 @@
 Answers stream to stdout; notes about an answer (what else was searched,
 stripped citations, an incomplete or unsupported answer) follow it; errors go
 to stderr and the chat goes on.  Ctrl-C cancels the answer being written,
-Ctrl-D or /quit leaves.
+Ctrl-D or /quit leaves.  With stdin not a terminal (a pipe, a file, a here
+document) each line is a turn, read as plain text: no prompt, no editing
+keys, no terminal queries (prompt-toolkit read a file as empty, and bytes of
+a pipe as keystrokes).
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from citebot import cli
 from citebot.chat import render
@@ -19,6 +23,9 @@ from citebot.index.store import IndexError_
 from citebot.schema import Scope
 from citebot.search.models import ModelUnavailable
 from citebot.terminal import dim, safe, safe_line
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
 
 
 class Conversation:
@@ -35,8 +42,10 @@ class Conversation:
 
     def ask(self, typed: str, on_text=None, on_plan=None) -> Turn:
         typed = readable(typed)  # kept in the history and the log, so made valid first
-        turn = self.engine.ask(typed, self.history, self.scope, on_text=on_text, on_plan=on_plan)
-        self.history.append(typed)
+        try:
+            turn = self.engine.ask(typed, self.history, self.scope, on_text=on_text, on_plan=on_plan)
+        finally:  # an answer cancelled with Ctrl-C still asked its question: a follow-up refers to it
+            self.history.append(typed)
         self.stripped_total += turn.stripped
         if self.log:
             self._log(turn)
@@ -50,7 +59,9 @@ class Conversation:
                 f.write(json.dumps({"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "question": turn.typed,
                                     "cited": [c["n"] for c in turn.citations], "stripped": turn.stripped,
                                     "refused": turn.refused, "unsupported": turn.unsupported,
-                                    "incomplete": turn.incomplete is not None}, ensure_ascii=False) + "\n")
+                                    "incomplete": turn.incomplete is not None,
+                                    "error": turn.error is not None},  # a failed turn is no answer
+                                   ensure_ascii=False) + "\n")
         except OSError:
             pass  # a read-only data dir must not break the answer
 
@@ -97,35 +108,62 @@ def answer_to(convo: Conversation, text: str, out, notes=None) -> Turn:
     return turn
 
 
-class Chat:
-    def __init__(self, convo: Conversation, input=None, output=None, out=None, note: str | None = None):
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.history import FileHistory, InMemoryHistory
+def stdin_lines():
+    """The lines of a stdin that is not a terminal, as text (bytes UTF-8 cannot read become U+FFFD)."""
+    for raw in iter(sys.stdin.buffer.readline, b""):
+        yield raw.decode("utf-8", "replace").rstrip("\r\n")
 
+
+class Chat:
+    def __init__(self, convo: Conversation, input=None, output=None, out=None, note: str | None = None,
+                 lines=None):
+        """``input``/``output``: prompt-toolkit's (tests); ``lines``: the turns
+        as plain text (``stdin_lines()`` when stdin is not a terminal)."""
         self.convo = convo
         self.out = out or sys.stdout
         self.last: Turn | None = None
         self.waited = False
         self.note = note  # what is missing, and the command that fixes it
+        self.lines = None if lines is None else iter(lines)
+        self.session = None if lines is not None else self._session(input, output)
+
+    def _session(self, input, output) -> PromptSession[str]:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+        convo = self.convo
         history: InMemoryHistory | FileHistory = InMemoryHistory()
         try:
             Path(convo.engine.cfg.data_dir).mkdir(parents=True, exist_ok=True)
             history = FileHistory(str(Path(convo.engine.cfg.data_dir) / "history"))
         except OSError:
             pass
-        self.session: PromptSession[str] = PromptSession(history=history, input=input, output=output)
+        session: PromptSession[str] = PromptSession(history=history, input=input, output=output)
+        return session
+
+    def read(self) -> str:
+        """The next turn typed; EOFError at the end (Ctrl-D, or stdin's last line)."""
+        if self.session is None or self.lines is not None:
+            line = next(self.lines or iter(()), None)
+            if line is None:
+                raise EOFError
+            return line
+        return self.session.prompt("you> ")
 
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")
         self.out.flush()
 
     def run(self) -> int:
-        self.say("citebot — ask about your documents. /help for commands, Ctrl-D to leave.")
-        if self.note:
-            self.say(dim(f"({safe_line(self.note)})", self.out))
+        if self.session is not None:
+            self.say("citebot — ask about your documents. /help for commands, Ctrl-D to leave.")
+            if self.note:
+                self.say(dim(f"({safe_line(self.note)})", self.out))
+        elif self.note:  # lines from a pipe: stdout holds the answers alone
+            print(f"citebot: {safe_line(self.note)}", file=sys.stderr, flush=True)
         while True:
             try:
-                text = self.session.prompt("you> ")
+                text = self.read()
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt clears the line
             except EOFError:
@@ -165,10 +203,15 @@ class Chat:
     def ask(self, text: str) -> None:
         engine = self.convo.engine
         if not self.waited and not engine.models.ready(engine.cfg):
-            self.say(dim("(loading the models, the first answer takes a few seconds)", self.out))
+            loading = "(loading the models, the first answer takes a few seconds)"
+            if self.session is None:
+                print(f"citebot: {loading[1:-1]}", file=sys.stderr, flush=True)
+            else:
+                self.say(dim(loading, self.out))
         self.waited = True
         try:
-            turn = answer_to(self.convo, text, self.out)
+            # From a pipe, stdout holds the answers; what else was searched goes to stderr, as with --ask.
+            turn = answer_to(self.convo, text, self.out, notes=sys.stderr if self.session is None else None)
         except KeyboardInterrupt:
             self.say("\n(cancelled)")
             return
