@@ -549,3 +549,10 @@ def test_a_list_longer_than_max_steps_is_quoted_as_a_window():
     text = "\n".join(f"{i}. Step number {i} here." for i in range(1, ex_mod.MAX_STEPS + 2))
     out = ex_mod.compose(scored_steps(text, 4), 0.3, 3, steps=True).text
     assert out == "“5. Step number 5 here.” [1]"
+
+
+def test_a_range_holds_a_number_of_the_question():
+    from citebot.answer.extractive import _NUMBER, in_range
+    assert in_range([175.0], "Size: M; Rider height: 170-180 cm") and not in_range([175.0], "160-170 cm")
+    assert in_range([7.0], "ships in 5 to 10 days") and not in_range([7.0], "from 10-5") and not in_range([], "1-9")
+    assert _NUMBER.findall("I'm 175 cm tall") == ["175"] and _NUMBER.findall("what does E4032 mean, pages 1-3, v0.128.0") == []

@@ -266,3 +266,12 @@ def test_a_failed_turn_is_logged_as_a_failure_not_an_answer(fake, sample_engine,
     assert turn.error
     row = json.loads((tmp_path / "metrics.jsonl").read_text().splitlines()[-1])
     assert row["error"] is True and row["refused"] is False
+
+
+@pytest.mark.parametrize("question,row", [("what frame size should I get if I'm 175 cm tall?", "| M | 170-180 cm"),
+                                          ("what frame size for a rider 185 cm tall?", "| L | 180-190 cm"),
+                                          ("which size fits a 165 cm rider?", "| S | 160-170 cm")])
+def test_a_height_inside_a_range_is_answered_with_the_row_that_holds_it(sample_engine, tmp_path, question, row):
+    # The quote was the row whose bound was nearest (S for 175 cm), cited as if it answered.
+    turn = convo(sample_engine, tmp_path, with_llm=False).ask(question)
+    assert row in turn.answer and turn.answer.count("\n| ") == 1  # that row alone, under its header

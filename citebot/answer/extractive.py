@@ -8,7 +8,9 @@ and whole code blocks.  Each unit is scored against the question:
               under "Size L" matches "size L"); the best over the searched
               queries (typed turn with the conversation's own words at half
               weight, then each synonym expansion).
-              A unit of the question's answer type adds ``TYPE_BONUS``.
+              A unit of the question's answer type adds ``TYPE_BONUS``, and
+              so does one with a range that holds a number of the question
+              (175 cm is in the row "M | 170-180 cm", not in "S | 160-170 cm").
     score   = 0.5 * lexical + 0.5 * cosine(question, unit) for the
               ``embed_top`` lexically best units when an embedder is given
               (embedding every unit would cost ~1 s on a laptop CPU), and
@@ -57,6 +59,8 @@ _PROCEDURE = re.compile(r"\bhow (?:do|can|should|would|could|does|did) (?:i|we|y
                         r"|\bsteps?\b|\bprocedure\b|怎么|如何|怎样|步骤", re.I)
 MAX_STEPS = 10
 TYPE_BONUS = 0.15
+_NUMBER = re.compile(r"(?<![\w.\-–])\d+(?:\.\d+)?(?![\w.-]*\d)")  # 175, 2.5; not a part of E4032, 0.128.0 or 1-3
+_RANGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:-|–|—|to)\s*(\d+(?:\.\d+)?)(?![\w.]*\d)")
 CONTEXT_WEIGHT = 0.5
 NEIGHBOUR = 0.2  # a neighbouring unit joins the quote when its lexical score is this share of the best's
 SECOND = 0.9  # a second quote needs this share of the best score ...
@@ -199,6 +203,12 @@ ANSWER_TYPES = [
 ]
 
 
+def in_range(numbers: Sequence[float], text: str) -> bool:
+    """Whether a range in ``text`` ("170-180", "5 to 10") holds one of ``numbers``."""
+    return any(lo < hi and any(lo <= x <= hi for x in numbers)
+               for lo, hi in ((float(a), float(b)) for a, b in _RANGE.findall(text)))
+
+
 def answer_type(question: str) -> re.Pattern | None:
     """The pattern an answering unit should hold, when the question asks for one."""
     return next((a for q, a in ANSWER_TYPES if q.search(question)), None)
@@ -235,6 +245,7 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
     totals = [(v, sum(stats[t].idf * w for t, w in v.items()) or 1.0) for v in weighted if v]
     main = frozenset(t for v in weighted[:1] for t, w in v.items() if w >= 1.0)
     kind = answer_type(question)  # once per question, not once per unit
+    numbers = [float(x) for x in _NUMBER.findall(question)]
     cands: list[Scored] = []
     for n, h in enumerate(ctx.shown, 1):
         heading = set(analyzer.analyze(" ".join((h.chunk.title, *h.chunk.headings))))
@@ -243,6 +254,8 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
             lex = max((sum(stats[t].idf * w * (1.0 if t in words else 0.5 if t in heading else 0.0)
                            for t, w in v.items()) / total for v, total in totals), default=0.0)
             if kind is not None and kind.search(u.text):
+                lex += TYPE_BONUS
+            if numbers and in_range(numbers, u.text):
                 lex += TYPE_BONUS
             cands.append(Scored(u, lex, lex, frozenset(t for t in main if t in words or t in heading)))
     cands.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
