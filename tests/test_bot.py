@@ -275,3 +275,12 @@ def test_a_height_inside_a_range_is_answered_with_the_row_that_holds_it(sample_e
     # The quote was the row whose bound was nearest (S for 175 cm), cited as if it answered.
     turn = convo(sample_engine, tmp_path, with_llm=False).ask(question)
     assert row in turn.answer and turn.answer.count("\n| ") == 1  # that row alone, under its header
+
+
+def test_the_question_log_and_history_are_readable_by_their_owner_alone(sample_engine, tmp_path):
+    c = convo(sample_engine, tmp_path / "data", with_llm=False)
+    c.ask("how long do refunds take?")
+    Chat(c, out=io.StringIO())  # opens the prompt history
+    for name in ("metrics.jsonl", "history"):
+        assert (tmp_path / "data" / name).stat().st_mode & 0o077 == 0, name
+    assert (tmp_path / "data").stat().st_mode & 0o077 == 0

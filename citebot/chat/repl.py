@@ -11,6 +11,7 @@ a pipe as keystrokes).
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -54,7 +55,7 @@ class Conversation:
     def _log(self, turn: Turn) -> None:
         path = Path(self.engine.cfg.data_dir) / "metrics.jsonl"
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private(path)
             with open(path, "a", encoding="utf-8") as f:
                 f.write(json.dumps({"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "question": turn.typed,
                                     "cited": [c["n"] for c in turn.citations], "stripped": turn.stripped,
@@ -108,6 +109,14 @@ def answer_to(convo: Conversation, text: str, out, notes=None) -> Turn:
     return turn
 
 
+def private(path: Path) -> None:
+    """Make ``path`` (and its folder) readable by its owner alone before it is
+    written: it holds every question typed, a staff asker's too."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    os.chmod(path, 0o600)  # one an older citebot made readable to all
+
+
 def stdin_lines():
     """The lines of a stdin that is not a terminal, as text (bytes UTF-8 cannot read become U+FFFD)."""
     for raw in iter(sys.stdin.buffer.readline, b""):
@@ -134,8 +143,9 @@ class Chat:
         convo = self.convo
         history: InMemoryHistory | FileHistory = InMemoryHistory()
         try:
-            Path(convo.engine.cfg.data_dir).mkdir(parents=True, exist_ok=True)
-            history = FileHistory(str(Path(convo.engine.cfg.data_dir) / "history"))
+            path = Path(convo.engine.cfg.data_dir) / "history"
+            private(path)
+            history = FileHistory(str(path))
         except OSError:
             pass
         session: PromptSession[str] = PromptSession(history=history, input=input, output=output)
