@@ -171,7 +171,7 @@ def test_a_budget_too_small_for_any_chunk_says_so(sample_engine):
     assert turn.refused and turn.refusal_reason == "no chunk fits the context budget (context_tokens 10); raise it"
     # A budget smaller than the strongest chunk: that chunk is cut to fit, and answered from.
     from citebot.answer.context import CUT_NOTE
-    turn = sample_engine.configured(sample_engine.cfg.replace(context_tokens=60, use_gate=False)).ask(
+    turn = sample_engine.configured(sample_engine.cfg.replace(context_tokens=90, use_gate=False)).ask(
         "how long do refunds take?")
     assert turn.context.shown and turn.context.shown[-1].chunk.text.endswith(CUT_NOTE)
 
