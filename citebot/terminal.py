@@ -28,10 +28,15 @@ _CONTROLS = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # no UTF-8 for it: written out, it raised and ended the command
 
 
+def writable(text: str) -> str:
+    """``text`` with every lone surrogate as U+FFFD, so it can be written as UTF-8."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
 def safe(text: str) -> str:
     """``text`` with every terminal control sequence and control character
     removed (tab and newline kept)."""
-    return _SURROGATE.sub("\ufffd", _CONTROLS.sub("", _SEQUENCES.sub("", str(text))))
+    return writable(_CONTROLS.sub("", _SEQUENCES.sub("", str(text))))
 
 
 def safe_line(text: str) -> str:

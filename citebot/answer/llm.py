@@ -12,14 +12,11 @@ so a server that trickles text forever cannot hold the chat.
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 from collections.abc import Iterator
 
-# A lone surrogate is valid in JSON ("\ud800") but not in UTF-8: printed, it
-# ended the chat and emptied --json.  It becomes U+FFFD where text enters.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+from citebot.terminal import writable
 
 
 class LLMError(RuntimeError):
@@ -74,7 +71,9 @@ class LLM:
                     raise TypeError("content is not text")
                 if text:
                     sent = True
-                    yield _SURROGATE.sub("\ufffd", text)
+                    # A lone surrogate is valid JSON ("\ud800") but no UTF-8: printed, it
+                    # ended the chat and emptied --json.  It becomes U+FFFD where text enters.
+                    yield writable(text)
                 finish = choice.finish_reason or finish
                 if finish is not None:
                     break  # finished: what a server sends after the finish is not part of the answer

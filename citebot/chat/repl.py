@@ -55,8 +55,8 @@ class Conversation:
     def _log(self, turn: Turn) -> None:
         path = Path(self.engine.cfg.data_dir) / "metrics.jsonl"
         try:
-            private(path)
-            with open(path, "a", encoding="utf-8") as f:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            with open(path, "a", encoding="utf-8", opener=owner_only) as f:
                 f.write(json.dumps({"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "question": turn.typed,
                                     "cited": [c["n"] for c in turn.citations], "stripped": turn.stripped,
                                     "refused": turn.refused, "unsupported": turn.unsupported,
@@ -109,12 +109,18 @@ def answer_to(convo: Conversation, text: str, out, notes=None) -> Turn:
     return turn
 
 
+def owner_only(path, flags: int) -> int:
+    """An ``open()`` opener for a file readable by its owner alone: it holds
+    every question typed, a staff asker's too."""
+    fd = os.open(path, flags, 0o600)
+    os.fchmod(fd, 0o600)  # one an older citebot made readable to all
+    return fd
+
+
 def private(path: Path) -> None:
-    """Make ``path`` (and its folder) readable by its owner alone before it is
-    written: it holds every question typed, a staff asker's too."""
+    """``path`` made owner-only (its new folder too) before another library opens it."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
-    os.chmod(path, 0o600)  # one an older citebot made readable to all
+    os.close(owner_only(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND))
 
 
 def stdin_lines():
@@ -153,11 +159,12 @@ class Chat:
 
     def read(self) -> str:
         """The next turn typed; EOFError at the end (Ctrl-D, or stdin's last line)."""
-        if self.session is None or self.lines is not None:
-            line = next(self.lines or iter(()), None)
+        if self.lines is not None:
+            line = next(self.lines, None)
             if line is None:
                 raise EOFError
             return line
+        assert self.session is not None  # one of the two is set
         return self.session.prompt("you> ")
 
     def say(self, text: str = "") -> None:
@@ -170,7 +177,7 @@ class Chat:
             if self.note:
                 self.say(dim(f"({safe_line(self.note)})", self.out))
         elif self.note:  # lines from a pipe: stdout holds the answers alone
-            print(f"citebot: {safe_line(self.note)}", file=sys.stderr, flush=True)
+            cli.warn(safe_line(self.note))
         while True:
             try:
                 text = self.read()
@@ -213,11 +220,11 @@ class Chat:
     def ask(self, text: str) -> None:
         engine = self.convo.engine
         if not self.waited and not engine.models.ready(engine.cfg):
-            loading = "(loading the models, the first answer takes a few seconds)"
+            loading = "loading the models, the first answer takes a few seconds"
             if self.session is None:
-                print(f"citebot: {loading[1:-1]}", file=sys.stderr, flush=True)
+                cli.warn(loading)
             else:
-                self.say(dim(loading, self.out))
+                self.say(dim(f"({loading})", self.out))
         self.waited = True
         try:
             # From a pipe, stdout holds the answers; what else was searched goes to stderr, as with --ask.

@@ -104,6 +104,11 @@ def build_index(name: str, corpus: dict, cfg: Config, embedder, need_vectors: bo
 
 
 # --- evaluation --------------------------------------------------------------
+def judged(rel: dict) -> bool:
+    """Whether a query's qrels name a relevant document (all grade 0: nothing to score it by)."""
+    return any(g > 0 for g in rel.values())
+
+
 def score(engine: Engine, queries: dict[str, tuple[str, list[str]]], qrels: dict, on_result=None) -> dict:
     """Search every (typed turn, history); average the metrics over the
     queries with qrels.  ``on_result(qid, retrieval)`` sees each retrieval."""
@@ -114,8 +119,8 @@ def score(engine: Engine, queries: dict[str, tuple[str, list[str]]], qrels: dict
         _, r = engine.search(text, history, Scope())
         latencies.append((time.perf_counter() - start) * 1000.0)
         ranked = [h.id for h in r.ranking()]
-        rel = qrels.get(qid)
-        if rel and any(g > 0 for g in rel.values()):
+        rel = qrels.get(qid, {})
+        if judged(rel):
             per_query.append({"ndcg@10": metrics.ndcg_at_k(ranked, rel, 10, gain="linear"),
                               "hit@5": metrics.hit_at_k(ranked, rel, 5),
                               "recall@100": metrics.recall_at_k(ranked, rel, 100),
@@ -192,7 +197,7 @@ def run(name: str, cfg: Config | None = None, configs=None, split: str = "test",
     index = build_index(name, bench.corpus, cfg, emb, need_vectors, cache_dir or CACHE_DIR, log)
     engine = Engine.over(index, cfg, models)
     result: dict = {"benchmark": name, "split": split, "n_docs": len(bench.corpus), "default": default,
-                    "n_queries": sum(1 for q in ids if any(g > 0 for g in bench.qrels.get(q, {}).values())), "index_s": round(time.perf_counter() - t0, 1),
+                    "n_queries": sum(1 for q in ids if judged(bench.qrels.get(q, {}))), "index_s": round(time.perf_counter() - t0, 1),
                     "configs": {}, "published": dict(benchmarks.PUBLISHED.get(name, {})), "notes": []}
     has_history = name == "mtrag"
     for key, c, form in _rows(name, wanted):

@@ -307,13 +307,13 @@ def evaluate(cfg: Config, golden, answers: bool = False, split: str | None = Non
     names = list(configs or CONFIGS)
     if default not in names and not configs:
         names.append(default)
-    runs = {name: run_config(engine, name, qs, judge) for name in names}
     # The row diagnosed and answered from: never the leak check's unfiltered one,
     # whose answers would run under the question's scope beside an unfiltered trace.
-    full = default if default in runs else next((n for n in reversed(names) if n not in UNFILTERED), names[-1])
-    if answers and full in UNFILTERED:
+    full = default if default in names else next((n for n in reversed(names) if n not in UNFILTERED), names[-1])
+    if answers and full in UNFILTERED:  # said before any row runs
         raise ValueError("--answers needs a configuration with the scope filters on; "
                          f"add one to --configs (for example {default})")
+    runs = {name: run_config(engine, name, qs, judge) for name in names}
     ans_res = ans = None
     if answers:
         e = engine.configured(config_for(full, engine.cfg))
