@@ -30,7 +30,8 @@ from citebot.config import REFUSAL
 # model writes each, and a mark the check missed reached the screen unchecked.
 _OPENERS = "[［【"
 _OPEN, _CLOSE = "\\[［【", "\\]］】"  # as regex class bodies
-_GAP = "\\s\u200b-\u200d\u2060\ufeff"  # whitespace and zero-width characters (a regex class body)
+_ZERO_WIDTH = "\u200b-\u200d\u2060\ufeff"  # as a regex class body
+_GAP = "\\s" + _ZERO_WIDTH  # whitespace and zero-width characters
 _LIST, _RANGE = ",;", "\\-–—"
 CITATION = re.compile(f"[{_OPEN}]([{_GAP}]*\\d+[{_GAP}]*(?:[{_LIST}{_RANGE}][{_GAP}]*\\d+[{_GAP}]*)*)[{_CLOSE}]")
 _TICKS = re.compile(r"`+")
@@ -45,8 +46,9 @@ REFUSAL_PATTERNS = re.compile(
     r"我不知道|无法回答|没有(?:相关|足够的?)信息|ich weiß es nicht|weiß ich nicht|je ne sais pas|no lo sé", re.I)
 _OPEN_GROUP = re.compile(f"[{_OPEN}][{_GAP}\\d{_LIST}{_RANGE}]*$")  # a "[" more digits could still close as a citation
 _CUT_GROUP = re.compile(f"[{_OPEN}][{_GAP}]*\\d[{_GAP}\\d{_LIST}{_RANGE}]*$")  # ... holding a number, where a stream ends
-_FENCE_INFO = re.compile(r"[\w+#.-]*[ \t]*\n")  # "```python" then a line break: a fence, even mid-line
-_INFO_SO_FAR = re.compile(r"[\w+#.-]*[ \t]*")  # ... whose line break may still come
+_INFO = r"[\w+#.-]*[ \t]*"  # a fence's info string ("python")
+_FENCE_INFO = re.compile(_INFO + r"\n")  # "```python" then a line break: a fence, even mid-line
+_INFO_SO_FAR = re.compile(_INFO)  # ... whose line break may still come
 _INLINE_LIMIT = 2000  # an inline code span still open after this many characters is a stray backtick
 _SOURCES_LINE = re.compile(f"\\n\\s*(?:sources?|references?)\\s*:[{_GAP}{_OPEN}{_CLOSE}\\d{_LIST}{_RANGE}]*$", re.I)
 _WORD = re.compile(r"\w")
@@ -55,7 +57,7 @@ _LISTED = re.compile(r"\][,;]$")  # a citation with a list separator after it
 
 def parse_group(body: str) -> list[int]:
     nums: list[int] = []
-    for part in re.split(f"[{_LIST}]", re.sub("[\u200b-\u200d\u2060\ufeff]", "", body)):
+    for part in re.split(f"[{_LIST}]", re.sub(f"[{_ZERO_WIDTH}]", "", body)):
         part = part.strip()
         m = re.fullmatch(f"(\\d+)\\s*[{_RANGE}]\\s*(\\d+)", part)
         if m:
