@@ -66,6 +66,22 @@ def test_every_citation_form_a_model_writes_is_checked_streamed_or_whole(text, c
     streamed_every_way(text, 2)
 
 
+@pytest.mark.parametrize("text,clean,cited,marks,stripped", [
+    # A "Sources:" line whose every citation names no shown chunk is not left dangling.
+    ("Refunds take 14 days [1].\n\nSources: [9]", "Refunds take 14 days [1].", [1], [1], 1),
+    ("Refunds take 14 days [1].\n  sources : [5], [9]\n", "Refunds take 14 days [1].", [1], [1], 2),
+    ("Refunds take 14 days [1].\n\nSources: [2], [9]", "Refunds take 14 days [1].\n\nSources: [2]", [1, 2], [1, 2], 1),
+    ("Refunds take 14 days [1].\nSo it goes.", "Refunds take 14 days [1].\nSo it goes.", [1], [1], 0),
+    # A group nested round a stripped one is a citation once it goes, and is counted.
+    ("Refunds take 14 days [1[9]] in all.", "Refunds take 14 days [1] in all.", [1], [1], 1),
+    ("Refunds take 14 days [2,[9]] in all.", "Refunds take 14 days [2] in all.", [2], [2], 1),
+])
+def test_no_mark_is_shown_that_was_not_counted(text, clean, cited, marks, stripped):
+    c = clean_citations(text, n_shown=2)
+    assert (c.text, c.cited, c.marks, c.stripped) == (clean, cited, marks, stripped)
+    streamed_every_way(text, 2)
+
+
 def test_all_citations_invalid_means_no_cited():
     c = clean_citations("Refunds take 60 days [8].", n_shown=5)
     assert c.text == "Refunds take 60 days." and c.cited == [] and c.stripped == 1

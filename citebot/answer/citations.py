@@ -15,6 +15,9 @@ and ``--json`` never disagree.  It
   shown as the one exact sentence and nothing else (the refusal sentence
   with citations after it is still a refusal), and while it holds no
   words, so a reply of citation marks alone is never shown as an answer;
+* drops a closing "Sources:" line whose citations were all stripped, and
+  reads a group nested round a stripped one (``[1[9]]``) as the citation it
+  becomes, so no mark reaches the screen uncounted;
 * passes code through untouched: inside a fenced block or an inline code
   span, ``items[0]`` is code, not a citation, and spacing is the model's.
 """
@@ -30,6 +33,7 @@ from citebot.config import REFUSAL
 # model writes each, and a mark the check missed reached the screen unchecked.
 _OPENERS = "[［【"
 _OPEN, _CLOSE = "\\[［【", "\\]］】"  # as regex class bodies
+_CLOSERS = "]］】"
 _ZERO_WIDTH = "\u200b-\u200d\u2060\ufeff"  # as a regex class body
 _GAP = "\\s" + _ZERO_WIDTH  # whitespace and zero-width characters
 _LIST, _RANGE = ",;", "\\-–—"
@@ -51,6 +55,10 @@ _FENCE_INFO = re.compile(_INFO + r"\n")  # "```python" then a line break: a fenc
 _INFO_SO_FAR = re.compile(_INFO)  # ... whose line break may still come
 _INLINE_LIMIT = 2000  # an inline code span still open after this many characters is a stray backtick
 _SOURCES_LINE = re.compile(f"\\n\\s*(?:sources?|references?)\\s*:[{_GAP}{_OPEN}{_CLOSE}\\d{_LIST}{_RANGE}]*$", re.I)
+# A closing "Sources:" label that no kept citation follows (yet): held back, and dropped at the end.
+_LABELS = ("sources:", "source:", "references:", "reference:")
+_TRAIL = ",;-–— \t\u200b\u200c\u200d\u2060\ufeff"  # what a group may end in before its closer
+_BARE_SOURCES = re.compile(f"(?:^|\\n)\\s*(?:sources?|references?)\\s*:[{_GAP}{_LIST}]*$", re.I)
 _WORD = re.compile(r"\w")
 _LISTED = re.compile(r"\][,;]$")  # a citation with a list separator after it
 
@@ -121,6 +129,8 @@ class AnswerStream:
         start = max(self.raw.rfind(o, 0, cut) for o in _OPENERS)
         if start >= 0 and not self.code and _OPEN_GROUP.match(self.raw, start, cut):
             cut = start
+            while (outer := _CUT_GROUP.search(self.raw, 0, cut)) is not None:
+                cut = outer.start()  # "[1[9": the outer group may close round the inner one
         ready, self.raw = self.raw[:cut], self.raw[cut:]
         self.raw = self._consume(ready) + self.raw
         return self._release()
@@ -131,6 +141,9 @@ class AnswerStream:
             self.raw += "]"  # cut off inside a citation: read the group it began
         self._consume(self.raw, final=True)
         self.raw, self.ws = "", ""  # trailing whitespace is dropped
+        bare = None if self.code else _BARE_SOURCES.search(self.body)
+        if bare and bare.start() >= self.shown:  # "Sources:" whose only citations were stripped
+            self.body = self.body[:bare.start()]
         if is_refusal(self.body):
             return (REFUSAL if self.shown == 0 else ""), Cleaned(REFUSAL, [], [], self.stripped, True)
         if not _WORD.search(without_marks(self.body)):  # nothing but citation marks: no answer
@@ -222,15 +235,33 @@ class AnswerStream:
             pos = m.end()
         self._append(text[pos:])
 
+    def _label_at(self) -> int:
+        """Where a last line that is, or may still become, a bare "Sources:" label begins."""
+        bare = _BARE_SOURCES.search(self.body)
+        if bare:
+            return bare.start()
+        start = self.body.rfind("\n")
+        line = self.body[start + 1:].strip().lower()
+        if start >= 0 and line and any(label.startswith(line) for label in _LABELS):
+            return len(self.body[:start].rstrip())  # where the bare label's match would begin
+        return len(self.body)
+
     def _listed(self) -> bool:
         """Whether the body ends in a comma (or ";") right where a citation was stripped."""
         return self.stripped_at == len(self.body) - 1 and self.body[-1:] in (",", ";")
 
     def _append(self, text: str) -> None:
-        for ch in text:
+        for i, ch in enumerate(text):
             if ch.isspace():
                 self.ws += ch
                 continue
+            if ch in _CLOSERS and self.stripped_at == len(self.body) and not self.ws:
+                outer = _CUT_GROUP.search(self.body)
+                if outer and outer.start() >= self.shown:  # "[1[9]]" once [9] goes: [1] is a citation, read as one
+                    group, self.body = self.body[outer.start():].rstrip(_TRAIL), self.body[:outer.start()]
+                    self.stripped_at = -1
+                    self._prose(group + ch + text[i + 1:])
+                    return
             if self.body:  # leading whitespace is dropped
                 if "\n" in self.ws:
                     self.body += self.ws if ch not in _PUNCT else self.ws.replace(" ", "").replace("\t", "")
@@ -256,6 +287,8 @@ class AnswerStream:
         # A comma after a citation (kept or stripped) is held back: the next citation may
         # be stripped, or follow a stripped one, and the comma goes with it.
         end = len(self.body) - (1 if _LISTED.search(self.body) or self._listed() else 0)
+        if not self.code:
+            end = min(end, self._label_at())
         out = self.body[self.shown:end]
         self.shown = max(self.shown, end)
         return out
