@@ -35,7 +35,7 @@ from citebot.answer.extractive import (
 )
 from citebot.answer.llm import LLMError, LLMIncomplete
 from citebot.config import REFUSAL, Config
-from citebot.index.store import IndexError_, SearchIndex, checked, open_index, rebuild_command
+from citebot.index.store import STAMPED_SETTINGS, IndexError_, SearchIndex, checked, open_index, rebuild_command
 from citebot.schema import Hit, Scope
 from citebot.search import queries as qmod
 from citebot.search.models import Models, cosine_scale
@@ -111,7 +111,13 @@ class Engine:
         return cls(index, cfg, models, llm.make(cfg))
 
     def configured(self, cfg: Config) -> Engine:
-        """The same index, models and LLM with other settings."""
+        """The same index, models and LLM with other settings: not other
+        settings the index was built with (its BM25 weights, chunks and
+        vectors would silently stay the old ones)."""
+        built = [k for k in STAMPED_SETTINGS if getattr(cfg, k) != getattr(self.cfg, k)]
+        if built:
+            raise ValueError(f"{', '.join(built)} is stamped into the index, so this index cannot serve "
+                             "another value: build an index with it (ingest.py --set KEY=VALUE)")
         same = cfg.synonyms == self.cfg.synonyms and self.synonyms
         return Engine(self.index, cfg, self.models, self.llm, self.synonyms if same else None)
 

@@ -2,6 +2,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from citebot.measurement import diagnose
 from citebot.measurement.golden import Judge, Question, load_golden
 
@@ -183,6 +185,32 @@ def test_a_sweep_reads_tuning_data_only(sample_index):
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert {m["n"] for _, m in json.loads(r.stdout)} == {50}  # golden.json's tune half, not its 100 questions
+    r = subprocess.run(base[:-1] + ["bm25_k1=0.9,1.2", "--set", "embed_model=packaged"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1 and "drop --index" in r.stderr  # the user's index cannot be rebuilt per row
+
+
+def test_a_sweep_over_a_setting_built_into_the_index_runs_on_an_index_built_with_it(sample_engine, embedder, tmp_path):
+    # BM25's k1 is stamped into the index: a sweep of it over one index gave every row the same numbers.
+    from citebot.engine import Engine
+    from citebot.index.build import ingest
+    from citebot.index.store import open_index
+    from citebot.measurement import evaluate, sweep
+
+    with pytest.raises(ValueError, match="bm25_k1 is stamped"):
+        sample_engine.configured(sample_engine.cfg.replace(bm25_k1=0.3))
+    bm25 = sample_engine.configured(evaluate.config_for("bm25", sample_engine.cfg))
+    axes = [("bm25_k1", [0.3, 1.2, 3.0]), ("bm25_b", [0.0])]
+    with pytest.raises(ValueError, match="drop --index"):
+        sweep.golden(bm25, ROOT / "golden.json", axes, "tune")
+
+    def reopen(c):
+        c = c.replace(index=str(tmp_path / "idx"))
+        ingest(ROOT / "examples" / "kb", c, rebuild=True, embedder=embedder)
+        return Engine.over(open_index(c), c, sample_engine.models)
+    rows = sweep.golden(bm25, ROOT / "golden.json", axes + [("rrf_k", [5])], "tune", reopen=reopen)
+    assert [c["bm25_k1"] for c, _ in rows] == [0.3, 1.2, 3.0]
+    assert len({m["mrr"] for _, m in rows}) == 3  # each k1 ranks the tune half its own way
 
 
 def test_a_golden_set_over_other_documents_says_so(capsys):

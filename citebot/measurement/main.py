@@ -85,7 +85,7 @@ def run(args, cfg: Config, configs, own_index: bool) -> int:
     if engine is None:
         return cli.EXIT_OK
     if args.sweep:
-        return _sweep(args, cfg, engine)
+        return _sweep(args, cfg, engine, own_index)
     result = evaluate(engine.cfg, args.golden, answers=args.answers, split=args.split, limit=args.limit,
                       ids=args.ids.split(",") if args.ids else None, configs=configs, engine=engine)
     if args.markdown:
@@ -95,7 +95,7 @@ def run(args, cfg: Config, configs, own_index: bool) -> int:
     return cli.EXIT_OK
 
 
-def _sweep(args, cfg: Config, engine) -> int:
+def _sweep(args, cfg: Config, engine, own_index: bool = False) -> int:
     from citebot.measurement import sweep
 
     axes = sweep.parse(args.sweep)
@@ -110,7 +110,8 @@ def _sweep(args, cfg: Config, engine) -> int:
         if args.split == "report":
             return cli.fail("a sweep tunes settings, so it runs on the tune half (the report half is held out)",
                             cli.EXIT_USAGE)
-        rows = sweep.golden(engine, args.golden, axes, "tune", args.answers)
+        reopen = (lambda c: golden_engine(c, args.golden, engine.models)) if own_index else None
+        rows = sweep.golden(engine, args.golden, axes, "tune", args.answers, reopen)
         metrics = ["ndcg@10", "hit@1", "hit@5", "mrr"] + (
             ["answer_accuracy", "answer_precision", "answer_refusal_precision", "answer_refusal_recall"]
             if args.answers else [])

@@ -11,9 +11,11 @@ reporting half would flatter the numbers.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 from citebot.config import FIELDS, Config, _coerce
 from citebot.engine import Engine
+from citebot.index.store import STAMPED_SETTINGS
 from citebot.measurement import evaluate
 from citebot.measurement.golden import Judge, load_golden
 from citebot.measurement.report import columns, fmt
@@ -36,12 +38,23 @@ def combos(axes: list[tuple[str, list]]) -> list[dict]:
     return [dict(zip(keys, vals)) for vals in itertools.product(*(v for _, v in axes))]
 
 
-def golden(engine: Engine, path, axes, split: str | None, answers: bool = False) -> list[tuple[dict, dict]]:
+def golden(engine: Engine, path, axes, split: str | None, answers: bool = False,
+           reopen: Callable[[Config], Engine | None] | None = None) -> list[tuple[dict, dict]]:
+    """One row per combination.  A setting stamped into the index (BM25's k1
+    and b, chunk size, model) needs an index built with it: ``reopen`` gives
+    the engine over one (the golden file's own cache, rebuilt keeping the
+    vectors); without it such a sweep is refused, as its rows would all be
+    the one index's."""
     qs = load_golden(path).select(split)
-    judge = Judge(engine.index)
     rows = []
     for changes in combos(axes):
-        e = engine.configured(engine.cfg.replace(**changes))
+        cfg = engine.cfg.replace(**changes)
+        built = sorted(set(changes) & set(STAMPED_SETTINGS))
+        e = engine.configured(cfg) if not built else reopen(cfg) if reopen else None
+        if e is None:
+            raise ValueError(f"--sweep {', '.join(built)} changes how the index is built, so it needs "
+                             "the golden file's own index: drop --index")
+        judge = Judge(e.index)
         m = evaluate.summarize(qs, {q.id: evaluate.run_question(e, q, judge) for q in qs})
         if answers:
             a = evaluate.summarize_answers(qs, evaluate.run_answers(e, qs, judge), "extractive" if e.llm is None else "llm")
