@@ -56,10 +56,8 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: b
     try:
         if args.json:
             turn = convo.ask(args.ask)
-            if turn.error:
-                return cli.fail(turn.error)
-            print(cli.json_text(render.turn_json(turn), indent=2))
-            return cli.EXIT_OK
+            print(cli.json_text(render.turn_json(turn), indent=2))  # a script reads "error" here, too
+            return cli.fail(turn.error) if turn.error else cli.EXIT_OK
         turn = answer_to(convo, args.ask, sys.stdout, notes=sys.stderr)  # answers on stdout, diagnostics on stderr
     except _runtime_errors() as e:  # a model that would not load, an index the model does not fit ...
         return cli.fail(str(e))

@@ -196,6 +196,16 @@ def test_one_shot_json_and_exit_codes(sample_index, tmp_path):
     assert r.returncode == 1 and "python ingest.py" in r.stderr
 
 
+def test_one_shot_json_says_a_model_failure_in_json_and_exits_1(sample_index, tmp_path, fake):
+    fake.script = [500] * 10
+    r = run_bot("--ask", "how long do refunds take?", "--json", "--index", sample_index.index,
+                env_extra={"CITEBOT_DATA_DIR": str(tmp_path), "CITEBOT_USE_RERANK": "0",
+                           "OPENAI_BASE_URL": fake.url, "OPENAI_API_KEY": "test-key"})
+    assert r.returncode == 1 and fake.requests  # the model was asked, and failed
+    data = json.loads(r.stdout)  # a script still gets its JSON, saying what went wrong
+    assert data["error"] and data["answer"] == "" and data["error"] in r.stderr
+
+
 def test_one_shot_answers_on_stdout_and_diagnostics_on_stderr(sample_index, tmp_path):
     r = run_bot("--ask", "how do I get my money back?", "--index", sample_index.index,
                 env_extra={"CITEBOT_DATA_DIR": str(tmp_path), "CITEBOT_USE_RERANK": "0"})
