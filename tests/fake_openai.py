@@ -5,6 +5,7 @@ Each request pops the next scripted reply:
 * a string: streamed back in small pieces as server-sent events ending with
   finish_reason "stop" (or returned whole when stream is false);
 * an int: that HTTP status (429, 500 ...) with an error body;
+  ``{"status": 429, "retry_after": "30"}`` the same, asking the client to wait that long;
 * a dict, to misbehave on demand:
   ``{"text": "...", "finish": "length"}`` a stream that ends with another finish reason,
   ``{"text": "...", "cut": True}`` a stream cut off (no finish, no [DONE]),
@@ -49,6 +50,8 @@ class FakeOpenAI:
                 reply = fake.script.pop(0) if fake.script else REFUSAL
                 if isinstance(reply, int):
                     return self._status(reply)
+                if isinstance(reply, dict) and "status" in reply:
+                    return self._status(reply["status"], reply.get("retry_after"))
                 if isinstance(reply, str):
                     reply = {"text": reply}
                 if body.get("stream"):
@@ -62,11 +65,14 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            def _status(self, code):
+            def _status(self, code, retry_after=None):
                 payload = json.dumps({"error": {"message": f"scripted {code}", "type": "scripted"}}).encode()
                 self.send_response(code)
                 self.send_header("content-type", "application/json")
-                self.send_header("retry-after-ms", "10")
+                if retry_after is None:
+                    self.send_header("retry-after-ms", "10")
+                else:
+                    self.send_header("retry-after", retry_after)
                 self.send_header("content-length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)

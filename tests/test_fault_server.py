@@ -38,6 +38,18 @@ def test_a_failure_before_any_text_leaves_stdout_empty(fake, convo, capsys):
     assert turn.error and out.getvalue() == "" and turn.error in capsys.readouterr().err
 
 
+def test_a_retry_waits_as_the_server_asks_but_never_past_the_deadline(fake):
+    model = llm.LLM("test-model", timeout=5, retries=2, deadline=2.0)
+    fake.script = [{"status": 429, "retry_after": "0.2"}, {"status": 503, "retry_after": "0.2"}, "Refunds take 14 days."]
+    assert "".join(model.stream("s", "u")) == "Refunds take 14 days." and len(fake.requests) == 3
+    # The client waited the server's 30 s twice (up to two minutes each) before the deadline's clock began.
+    fake.script, fake.requests = [{"status": 429, "retry_after": "30"}, "Refunds take 14 days."], []
+    began = time.monotonic()
+    with pytest.raises(llm.LLMError, match="rate-limiting"):
+        "".join(model.stream("s", "u"))
+    assert time.monotonic() - began < 10 and len(fake.requests) == 1
+
+
 def test_a_stream_still_writing_at_the_deadline_is_cut_and_marked_incomplete(fake, convo):
     # 40 pieces 0.1 s apart: each arrives well inside the 5 s read timeout, so
     # only the whole-answer deadline (0.5 s) can stop it.

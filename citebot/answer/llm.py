@@ -34,11 +34,30 @@ class LLM:
 
         self._openai = openai
         self.model = model
-        self.deadline = deadline
+        self.timeout, self.retries, self.deadline = timeout, retries, deadline
+        # Retries are ours (see _create): the client's own wait up to two minutes each,
+        # on a server's Retry-After, before the deadline's clock could start.
         self.client = openai.OpenAI(
             base_url=os.environ.get("OPENAI_BASE_URL") or None,
             api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",  # local servers ignore it
-            timeout=timeout, max_retries=retries)
+            timeout=timeout, max_retries=0)
+
+    def _create(self, system: str, user: str, start: float):
+        """The stream, retried where the client would retry (429, 5xx, a
+        timeout, a dropped connection), never waiting past the deadline."""
+        o = self._openai
+        for attempt in range(self.retries + 1):
+            left = self.deadline - (time.monotonic() - start)
+            try:
+                return self.client.with_options(timeout=max(0.05, min(self.timeout, left))).chat.completions.create(
+                    model=self.model, temperature=0, stream=True,
+                    messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
+            except (o.RateLimitError, o.InternalServerError, o.APIConnectionError) as e:
+                wait = _retry_after(e) or min(0.5 * 2 ** attempt, 8.0)
+                if attempt == self.retries or time.monotonic() - start + wait >= self.deadline:
+                    raise
+                time.sleep(wait)
+        raise AssertionError("unreachable")
 
     def stream(self, system: str, user: str) -> Iterator[str]:
         """Yield the answer's text as it is written."""
@@ -48,9 +67,7 @@ class LLM:
         late = LLMIncomplete(f"the model was still writing after {self.deadline:g} s (CITEBOT_LLM_DEADLINE)")
         expired, watchdog, response = threading.Event(), None, None
         try:
-            response = self.client.chat.completions.create(
-                model=self.model, temperature=0, stream=True,
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
+            response = self._create(system, user, start)
 
             def expire() -> None:
                 expired.set()
@@ -129,6 +146,21 @@ class LLM:
         if not text:
             raise LLMError("the model returned an empty reply")
         return text
+
+
+def _retry_after(e) -> float | None:
+    """The wait a server asked for (``retry-after-ms`` or ``retry-after`` in
+    seconds), when it named one."""
+    headers = getattr(getattr(e, "response", None), "headers", None) or {}
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        try:
+            wait = float(value) / scale if value is not None else -1.0
+        except ValueError:
+            continue
+        if 0 <= wait < float("inf"):
+            return wait
+    return None
 
 
 def make(cfg) -> LLM | None:
