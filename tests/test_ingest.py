@@ -136,12 +136,12 @@ def test_manifest_is_stamped_with_settings(tmp_path, cfg, counting):
     assert p.n_docs == m["n_chunks"] and len(p.rows_of("refund")) == 1 and not (gen / "bm25.json").exists()
 
 
-def test_cli_missing_folder_exits_1_and_bad_setting_exits_2(tmp_path):
+def test_cli_missing_folder_and_bad_setting_are_usage_errors(tmp_path):
     def run(*a):
         return subprocess.run([sys.executable, str(ROOT / "ingest.py"), *a], capture_output=True, text=True,
                               env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     r = run(str(tmp_path / "nope"), "--index", str(tmp_path / "i"))
-    assert r.returncode == 1 and "not a folder" in r.stderr
+    assert r.returncode == 2 and "not a folder" in r.stderr and not (tmp_path / "i").exists()
     r = run(str(tmp_path), "--set", "final_k=zero")
     assert r.returncode == 2 and "final_k" in r.stderr
 
