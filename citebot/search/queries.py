@@ -115,7 +115,8 @@ def clean_condensed(text, typed: str = "") -> str:
             s = s[1:-1].strip()
         if not re.search(r"\w", CITATION.sub("", s)) or len(s) > max(CONDENSED_MAX, 2 * len(typed)):
             return ""
-        return s
+        # Citation marks are no part of a question: in the answer prompt they name sources it never had.
+        return re.sub(r"\s+([?.!,;:])", r"\1", " ".join(CITATION.sub(" ", s).split()))
     return ""
 
 
