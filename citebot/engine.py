@@ -148,6 +148,8 @@ class Engine:
         index = self.index.live()
         if index is not self.index:  # an ingest switched the index since the last question
             self.index = checked(index, self.cfg)
+        if qmod.is_ack(typed):  # "thanks", "ok": nothing to look up (joined to the last turn, it re-answered it)
+            return QueryPlan(typed.strip(), typed.strip(), None, (), "none"), Retrieval([], scope, [], [], {}, False)
         plan = self.plan(typed, history)
         return plan, retrieve(self.index, plan.queries, scope, self.cfg, self.embed(), self.cross_encoder(),
                               plan.rerank)
@@ -204,6 +206,8 @@ class Engine:
         """Score the shown chunks' units and decide whether the documents hold
         the answer; the reason for a refusal, or None to answer."""
         r, ctx, cfg, plan = turn.retrieval, turn.context, self.cfg, turn.plan
+        if not r.queries:
+            return "the turn asks nothing to look up; ask a question about the documents"
         if not ctx.shown:
             if any(why == "budget" for _, why in ctx.dropped):
                 return f"no chunk fits the context budget (context_tokens {cfg.context_tokens}); raise it"

@@ -176,6 +176,16 @@ def test_a_budget_too_small_for_any_chunk_says_so(sample_engine):
     assert turn.context.shown and turn.context.shown[-1].chunk.text.endswith(CUT_NOTE)
 
 
+def test_a_bare_thanks_is_not_searched_and_the_next_turn_keeps_its_context(sample_engine):
+    # "thanks" was joined to the last question and re-quoted its answer (and "Thank you for choosing ...").
+    asked = "what does error E4032 mean?"
+    turn = sample_engine.ask("thanks!", [asked])
+    assert turn.refused and "asks nothing" in turn.refusal_reason and turn.retrieval.hits == []
+    assert turn.plan.queries == ["thanks!"] and turn.retrieval.queries == [] and turn.model_calls == 0
+    turn = sample_engine.ask("and how do I fix it?", [asked, "thanks!"])
+    assert not turn.refused and turn.retrieval.queries[1] == f"{asked} and how do I fix it?"
+
+
 def test_the_fit_never_reads_the_report_half():
     def case(i, split, ans, x):
         return refusal.Case("golden_fastapi", f"q{i}", split, ans, gate.Signals(x, x, x, 0.0, x, 0.0, 0.0))
