@@ -305,6 +305,21 @@ def test_extractive_quotes_best_sentence_with_its_number():
     assert ex.cited == [2] and ex.quoted == [2]
 
 
+def test_a_list_item_is_quoted_with_the_rest_of_its_item_first():
+    text = ("The middleware takes these arguments:\n\n"
+            "* `allow_origins` - Origins that may make requests. You can use `['*']` to allow every origin.\n"
+            "* `allow_methods` - HTTP methods that are allowed in requests. Defaults to `['GET']`.\n"
+            "* `max_age` - Seconds to cache a reply.")
+    assert [u.item for u in ex_mod.chunk_units(1, text)] == [None, (1, 0), (1, 0), (1, 1), (1, 1), (1, 2)]
+    ctx = answer_ctx.Context([hit(1, text)])
+    q = "which http methods are allowed in requests?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3, max_sentences=2)
+    # The sentence before ("allow every origin") shares "allow" and once joined instead of "Defaults to".
+    assert ex.text == "“`allow_methods` - HTTP methods that are allowed in requests. Defaults to `['GET']`.” [1]"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3, max_sentences=3)  # room left: a neighbour joins
+    assert ex.text.startswith("“You can use `['*']` to allow every origin. `allow_methods`")
+
+
 def test_extractive_refuses_when_nothing_matches():
     ctx = answer_ctx.Context([hit(1, "Shipping is free over $50.")])
     q = "what is the warranty on stoves?"

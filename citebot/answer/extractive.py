@@ -18,7 +18,8 @@ and whole code blocks.  Each unit is scored against the question:
 
 The answer quotes one to three *consecutive* units of the best unit's chunk
 (a how-to question whose best unit is a step of a numbered list gets the
-whole list, up to ``MAX_STEPS``: half a procedure reads as all of it)
+whole list, up to ``MAX_STEPS``: half a procedure reads as all of it; a
+sentence of a list item brings the rest of its item before any neighbour)
 (choosing it, the units of the strongest chunk shown count ``TOP_CHUNK``
 more; a neighbour joins when it is itself about the question), and a second quote
 from another chunk only when that chunk answers a distinct part of the
@@ -47,7 +48,7 @@ _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(“`]|\*\*)|(?<=[。！？।])|
 # Left out: "etc." and a single capital ("plan B. Then restart."), which end
 # sentences about as often as not.
 _ABBREV = re.compile(r"(?:^|[\s(])(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|cf|approx|No|Fig|Eq|Vol|Inc|Ltd|Corp|Jan|Feb|Mar|Apr"
-                     r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|e\.g|i\.e)\.$")
+                     r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|[Ee]\.g|[Ii]\.e)\.$")
 _ENUMERATOR = re.compile(r"^(?:\d+|[a-zA-Z])[.)]$")
 _BULLET = re.compile(r"^[-•*]\s+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -82,6 +83,7 @@ class Unit:
     quote: str  # as quoted: a table row under its header row, a code block whole
     kind: str  # "sentence" | "row" | "code"
     steps: int | None = None  # the numbered list the unit is a step of (units of one list share it)
+    item: tuple[int, int] | None = None  # the list item (block, item) a sentence is part of
 
 
 def _table(lines: list[str]) -> list[tuple[str, str, str]]:
@@ -95,20 +97,24 @@ def _table(lines: list[str]) -> list[tuple[str, str, str]]:
              "row") for r in rows[1:]]
 
 
-def _block_units(block: str) -> list[tuple[str, str, str]]:
+def _block_units(block: str) -> list[tuple[str, str, str, int | None]]:
+    """(matched text, quoted text, kind, list item) of a block's units; the
+    item numbers the list items of the block (None: not in a list item)."""
     lines = block.split("\n")
     if lines[0].strip().startswith(("```", "~~~")):
-        return [(block, block, "code")]
+        return [(block, block, "code", None)]
     if all(line.strip().startswith("|") for line in lines if line.strip()):
-        return _table([line for line in lines if line.strip()])
+        return [(*row, None) for row in _table([line for line in lines if line.strip()])]
     items: list[list[str]] = []
+    listed: list[bool] = []
     for line in lines:
         if _LIST_ITEM.match(line) or not items:
             items.append([line.strip()])
+            listed.append(bool(_LIST_ITEM.match(line)))
         else:
             items[-1].append(line.strip())  # a soft-wrapped line continues its sentence
-    out: list[tuple[str, str, str]] = []
-    for item in items:
+    out: list[tuple[str, str, str, int | None]] = []
+    for k, item in enumerate(items):
         parts: list[str] = []
         for s in (s.strip() for s in _SENT.split(" ".join(item))):
             if s and parts and _ABBREV.search(parts[-1]) and not _ENUMERATOR.match(parts[-1]):
@@ -120,7 +126,7 @@ def _block_units(block: str) -> list[tuple[str, str, str]]:
                 s = f"{parts[j - 1]} {s}"
             if not _ENUMERATOR.match(s):
                 s = _BULLET.sub("", s)
-                out.append((s, s, "sentence"))
+                out.append((s, s, "sentence", k if listed[k] else None))
     return out
 
 
@@ -141,16 +147,17 @@ def chunk_units(n: int, text: str) -> list[Unit]:
     if current:
         blocks.append("\n".join(current))
     # Steps: the units of numbered-list blocks, one list across the blank lines of a loose list.
-    found: list[tuple[tuple[str, str, str], int | None]] = []
+    found: list[tuple[tuple[str, str, str, tuple[int, int] | None], int | None]] = []
     group: int | None = None
     for b, block in enumerate(blocks):
         if not _ORDERED.match(block):  # a block that opens with a numbered item: its units are steps
             group = None
         elif group is None or _FIRST_STEP.match(block):
             group = b
-        found += [(u, group) for u in _block_units(block)]
+        found += [((t, q, k, None if item is None else (b, item)), group) for t, q, k, item in _block_units(block)]
     kept = [(u, g) for u, g in found if len(u[0]) > 1]
-    return [Unit(n, i, t, q, k, g if k == "sentence" else None) for i, ((t, q, k), g) in enumerate(kept)]
+    return [Unit(n, i, t, q, k, g if k == "sentence" else None, item)
+            for i, ((t, q, k, item), g) in enumerate(kept)]
 
 
 def units(text: str) -> list[str]:
@@ -285,10 +292,16 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
     same = {i: s for i, s in chunk.items() if s.unit.kind == best.unit.kind}
     # Every row of a table holds its header's words; a row joins for words of its own.
     header = set(analyzer.analyze(best.unit.quote.split("\n")[0])) if best.unit.kind == "row" else set()
+    # A sentence of a list item brings the rest of its item first: "`allow_methods`
+    # - A list of HTTP methods ... Defaults to `['GET']`." is one thought, and the
+    # items beside it are other parameters (they may still join after it, as any
+    # neighbour about the question does).
+    item = best.unit.item
     lo = hi = best.unit.i
     while hi - lo + 1 < limit and best.unit.kind != "code":
-        nxt = [j for j in (lo - 1, hi + 1) if j in same and same[j].lexical >= NEIGHBOUR * best.lexical > 0
-               and (not header or same[j].terms - header)]
+        near = [j for j in (lo - 1, hi + 1) if j in same]
+        nxt = [j for j in near if item is not None and same[j].unit.item == item] or [
+            j for j in near if same[j].lexical >= NEIGHBOUR * best.lexical > 0 and (not header or same[j].terms - header)]
         if not nxt:
             break
         j = max(nxt, key=lambda j: same[j].lexical)
