@@ -335,6 +335,8 @@ def test_a_title_too_long_to_store_is_cut_and_a_path_too_long_is_skipped(tmp_pat
     ("a.md", "<!-- one --> <!-- two\n spans lines -->\n---\naudience: staff\n---\nSecret.\n"),
     ("a.md", "\u200b---\naudience: staff\n---\nSecret.\n"),  # a zero-width space before the fence
     ("a.md", "\u2060\n---\u200d\naudience: staff\n\u200b---\nSecret.\n"),  # and on a line of its own
+    # Any character that draws nothing: a left-to-right mark, a soft hyphen, a variation selector ...
+    *[("a.md", f"{c}---\naudience: staff\n---\nSecret.\n") for c in "\u200e\u00ad\u034f\u2062\u180e\ufe0f"],
 ])
 def test_front_matter_restricts_wherever_an_author_puts_it(tmp_path, name, text):
     doc = load(tmp_path, name, text)

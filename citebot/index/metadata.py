@@ -22,6 +22,7 @@ import re
 import tomllib
 from collections.abc import Sequence
 
+import regex
 import yaml
 
 from citebot.schema import STATUSES
@@ -36,9 +37,12 @@ DEFAULTS = {"status": "current", "audience": "public", "tenant": None}
 LONGEST = {"status": 128, "audience": 128, "lang": 32, "tenant": 512}
 TITLE_MAX = 4000  # bytes; a longer title is cut (it is shown, not filtered on), on every backend
 _FENCES = {"---": ("---", "..."), "+++": ("+++",)}
-# Blank is also what renders as nothing: a zero-width space or joiner before "---" hid the
-# front matter from the check and published the page with its YAML as text.
-_EDGES = re.compile(r"^[\s\u200b-\u200d\u2060\ufeff]+|[\s\u200b-\u200d\u2060\ufeff]+$")
+# Blank is also what renders as nothing: a zero-width space, a left-to-right mark or a
+# soft hyphen before "---" hid the front matter from the check and published the page
+# with its YAML as text.  So every format character (Unicode Cf) and the other
+# characters that draw nothing (fillers, variation selectors) count as blank.
+_INVISIBLE = r"\s\p{Cf}\u034f\u115f\u1160\u17b4\u17b5\u180e\u3164\uffa0\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_EDGES = regex.compile(f"^[{_INVISIBLE}]+|[{_INVISIBLE}]+$")
 # A scope key on the fence line itself ("--- {audience: staff}"); a diff's "--- a/file" is text.
 _FENCE_AND_MORE = re.compile(r"(---|\+\+\+)[ \t]*[^\s\-+].*\b(status|audience|lang|tenant)\s*[:=]", re.I)
 
