@@ -222,7 +222,7 @@ def test_odd_names_unreadable_folders_utf16_and_loose_html_text(tmp_path, monkey
     assert skipped["'caf\\udce9.md'"] == "file name is not valid UTF-8; rename it"
     texts = {c.source: c.text for c in LocalIndex.load(cfg.index).scan(Scope.everything())}
     assert texts["utf16.txt"] == "Refunds take 14 days."
-    assert texts["loose.html"] == "Plain body text.\n\nDiv text and a span ."
+    assert texts["loose.html"] == "Plain body text.\n\nDiv text and a span."  # as rendered: no space before the "."
 
 
 def test_an_empty_folder_never_empties_a_full_index(tmp_path):
@@ -343,6 +343,22 @@ def test_front_matter_restricts_wherever_an_author_puts_it(tmp_path, name, text)
     assert doc.meta["audience"] == "staff"
     assert [b.start for b in doc.blocks if "Secret." in b.text] == [text.split("\n").index(
         next(x for x in text.split("\n") if "Secret." in x)) + 1]  # lines still counted from the file's top
+
+
+def test_html_lists_asides_captions_and_lines_read_as_the_page_shows_them(tmp_path):
+    page = ("<html><body>\n<nav>\na\nb\n</nav>\nLoose on line six\n<article><p>A</p><aside>ASIDE caveat</aside>\n"
+            "<table><caption>CAPTION sizes</caption><tr><th>S</th></tr><tr><td>M</td></tr></table></article>\n<ul>\n"
+            "<li><a href='x'>LINK</a> and <b>BOLD</b> <!-- COMMENT internal --><ul><li>inner</li></ul></li>\n"
+            "<li><div>DIV<ul><li>DEEP</li></ul></div></li></ul>\n<div>two\nlines</div></body></html>\n")
+    doc = load(tmp_path, "a.html", page)
+    assert [(b.text, b.start, b.end) for b in doc.blocks] == [
+        ("Loose on line six", 6, 6), ("A", 7, 7), ("ASIDE caveat", 7, 7), ("CAPTION sizes", 8, 8),
+        ("| S |\n|---|\n| M |", 8, 8), ("- LINK and BOLD\n- inner\n- DIV\n- DEEP", 10, 11), ("two lines", 12, 13)]
+    # A lone "\r" ends a line, and a declared charset is read as a browser reads it.
+    doc = load(tmp_path, "cr.html", "<html><body>\r<p>one</p>\r<p>two</p>\r</body></html>\r")
+    assert [(b.text, b.start) for b in doc.blocks] == [("one", 2), ("two", 3)]
+    (tmp_path / "l1.html").write_bytes(b'<meta charset="iso-8859-1"><p>caf\xe9</p>')
+    assert [b.text for b in documents.load(tmp_path / "l1.html", "l1.html").blocks] == ["café"]
 
 
 def test_html_front_matter_and_a_meta_tag_that_disagree_fail_closed(tmp_path):

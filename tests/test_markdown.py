@@ -82,3 +82,18 @@ def test_atx_closing_hashes_need_a_space_and_setext_headings_are_headings(tmp_pa
     doc = documents.load(write(tmp_path / "a.md", text), "a.md")
     heads = [(b.text, b.level, b.start, b.end) for b in doc.blocks if b.kind == "heading"]
     assert heads == [("Learn C#", 2, 1, 1), ("Setup Guide", 1, 5, 6), ("Next part", 2, 10, 11)]
+
+
+def test_a_comment_hides_a_fence_inside_it_and_inline_code_opens_no_comment():
+    # A fence inside a comment was kept (and searchable); "`<!--`" in inline code hid the rest of the file.
+    lines = ["Visible.", "<!--", "```", "INTERNALNOTE the admin password", "```", "-->", "After."]
+    assert markdown.clean(lines) == ["Visible.", "", "", "", "", "", "After."]
+    lines = ["Use `<!--` to open a comment.", "", "Run `python <script>.py` to start.", "Then <!-- x --> go."]
+    assert markdown.clean(lines) == ["Use `<!--` to open a comment.", "", "Run `python <script>.py` to start.",
+                                     "Then  go."]
+
+
+def test_vitepress_containers_are_labelled_and_a_module_directive_is_dropped():
+    lines = ["::: danger Never run DROPTABLE", "in production.", ":::", "::: tip", "Use it.", ":::", "::: pkg.mod"]
+    assert markdown.clean(lines) == ["", "Danger (Never run DROPTABLE): in production.", "", "", "Tip: Use it.", "",
+                                     ""]

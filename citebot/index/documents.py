@@ -219,6 +219,23 @@ _BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\x
          (b"\xfe\xff", "utf-16"), (b"\xef\xbb\xbf", "utf-8-sig"))
 
 
+def _read_html_text(path: Path) -> str:
+    """An HTML file's text: UTF-8 (or a byte-order mark's), else the charset
+    its ``<meta>`` declares, as a browser reads it."""
+    try:
+        return _read_text(path)
+    except UnreadableDocument:
+        m = _CHARSET.search(path.read_bytes()[:4096])
+        if m is None:
+            raise
+        try:
+            return path.read_bytes().decode(m.group(1).decode("ascii"))
+        except (LookupError, UnicodeDecodeError):
+            raise UnreadableDocument(f"is not valid text in the charset its <meta> declares "
+                                     f"({m.group(1).decode('ascii', 'replace')}); convert it to UTF-8 "
+                                     "and ingest again") from None
+
+
 def _read_text(path: Path) -> str:
     data = path.read_bytes()
     encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), "utf-8")
@@ -232,8 +249,10 @@ def _read_text(path: Path) -> str:
 
 
 # --- HTML --------------------------------------------------------------------
-_BOILERPLATE = ("script", "style", "nav", "aside", "noscript", "form", "iframe", "svg", "template")
-_PAGE_CHROME = ("header", "footer")  # the site's, outside <main>/<article>; inside one they hold its title
+_BOILERPLATE = ("script", "style", "nav", "noscript", "form", "iframe", "svg", "template")
+# The site's, outside <main>/<article>; inside one a header holds its title and an aside a caveat.
+_PAGE_CHROME = ("header", "footer", "aside")
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 
 
 _BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "table", "dt", "dd")
@@ -298,11 +317,33 @@ def _html_block(tag) -> Block | None:
                 rows.append("|" + "---|" * len(cells))
         return Block("table", "\n".join(rows), start, end) if rows else None
     if tag.name == "li" and tag.find(["ul", "ol"]):
-        # Nested lists: keep only this item's own text (the inner items follow as their own).
-        text = " ".join(t.strip() for t in tag.find_all(string=True, recursive=False) if t.strip())
+        # Nested lists: this item's own text, in links, bold or paragraphs too (the inner
+        # items follow as their own); never a comment's.
+        text = " ".join(" ".join(_text_outside_lists(tag)).split())
     else:
         text = " ".join(tag.get_text(" ").split())
     return Block("para", ("- " if tag.name == "li" else "") + text, start, end) if text else None
+
+
+def _text_outside_lists(tag) -> list[str]:
+    """The text of ``tag`` that no list inside it holds (comments are no text)."""
+    from bs4 import NavigableString
+
+    out = []
+    for t in tag.find_all(string=True):
+        if type(t) is not NavigableString:  # a Comment, CData, Doctype ...: not what a reader sees
+            continue
+        for p in t.parents:  # up to ``tag`` (by identity: bs4 compares tags by their content)
+            if p is tag or p.name in ("ul", "ol"):
+                break
+        if p is tag:
+            out.append(str(t))
+    return out
+
+
+def _nested_lists(li) -> list:
+    """The lists inside ``li`` that belong to it (in a <div> or <p> of it too), not to a deeper item."""
+    return [u for u in li.find_all(["ul", "ol"]) if u.find_parent(["li", "ul", "ol"]) is li]
 
 
 def _html_blocks(root) -> list[Block]:
@@ -315,9 +356,10 @@ def _html_blocks(root) -> list[Block]:
     loose_line = [1]
 
     def flush() -> None:
-        text = " ".join(" ".join(loose).split())
+        raw = "".join(loose).strip()
+        text = " ".join(raw.split())
         if text:
-            blocks.append(Block("para", text, loose_line[0], loose_line[0]))
+            blocks.append(Block("para", text, loose_line[0], loose_line[0] + raw.count("\n")))
         loose.clear()
 
     def walk(node) -> None:
@@ -325,11 +367,15 @@ def _html_blocks(root) -> list[Block]:
             if isinstance(child, Tag):
                 if child.name in _BLOCKS:
                     flush()
+                    caption = child.find("caption") if child.name == "table" else None
+                    if caption is not None and caption.get_text().strip():  # the table's title, before its rows
+                        blocks.append(Block("para", " ".join(caption.get_text(" ").split()),
+                                            caption.sourceline or 1, caption.sourceline or 1))
                     b = _html_block(child)
                     if b is not None:
                         blocks.append(b)
                     if child.name == "li":  # a nested list's items are blocks of their own
-                        for inner in child.find_all(["ul", "ol"], recursive=False):
+                        for inner in _nested_lists(child):
                             walk(inner)
                 elif child.name in _CONTAINERS:
                     flush()
@@ -359,23 +405,26 @@ def _string_line(node) -> int:
 def load_html(path: Path, rel: str) -> Document:
     from bs4 import BeautifulSoup
 
-    text = _read_text(path)
+    text = _read_html_text(path)
     # Front matter above the HTML (Jekyll, Hugo) restricts the page like a
-    # <meta> tag; its lines are blanked so the parser's line numbers hold.
+    # <meta> tag; its lines are blanked so the parser's line numbers hold.  The
+    # lines are joined with "\n" whatever ended them: a lone "\r" is a line end
+    # to an editor, not to the parser (every chunk cited line 1).
     front, lines, skipped = split_front_matter(text)
-    if skipped:
-        text = "\n" * skipped + "\n".join(lines)
+    text = "\n" * skipped + "\n".join(lines)
     soup = BeautifulSoup(text, "html.parser", on_duplicate_attribute=_keep_first)
     meta = _html_meta(soup)
     twice = sorted(set(front) & set(meta) & {"status", "audience", "tenant"})
     if twice:
         raise UnreadableDocument(f"{twice[0]} is given both in the front matter and in a <meta> tag; keep one")
     meta = {**meta, **front}  # a title or language in the front matter wins over <title> / <html lang>
+    # What a reader never reads is replaced by its line breaks, so the text after
+    # it keeps its line number (the parser numbers tags, not text).
     for tag in soup.find_all(_BOILERPLATE):
-        tag.decompose()
+        tag.replace_with("\n" * str(tag).count("\n"))
     for tag in soup.find_all(_PAGE_CHROME):
         if tag.find_parent(["main", "article"]) is None:
-            tag.decompose()
+            tag.replace_with("\n" * str(tag).count("\n"))
     # Every article of the page is read (a blog index holds many), <main> when there is one.
     root = soup.find("main") or soup.body or soup
     blocks = _merge_list_items(_html_blocks(root))

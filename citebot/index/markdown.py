@@ -6,7 +6,7 @@ so citations keep pointing at the right source lines).
 * admonitions and blocks (Python-Markdown / pymdownx): ``/// tip | Technical Details``
   opens a block read as "Tip (Technical Details): ..." and a bare ``///``
   closes it (``////`` and longer for nested blocks, such as ``//// tab | Python 3.10+``);
-  MkDocs ``!!! note "Title"`` likewise.  The label goes before the block's
+  MkDocs ``!!! note "Title"`` and VitePress ``::: danger Title`` ... ``:::`` likewise.  The label goes before the block's
   first text, or on a line of its own before a table, list or code block
 * include directives whose file is not in the folder: ``{* ../../docs_src/x.py hl[3] *}``,
   ``{!> ../../docs_src/x.py!}``, ``--8<-- "file"``, mkdocstrings ``::: package.name``
@@ -29,8 +29,11 @@ _FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
 _FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
 _ANCHOR = re.compile(r"\s*\{\s*#[^{}]*\}\s*$")
 _ADMONITION = re.compile(r"^\s*(?:/{3,}|!!!|\?\?\?\+?)\s*([A-Za-z-]+)(?:\s*\|\s*(.*?)|\s+\"(.*?)\")?\s*$")
-_CLOSE = re.compile(r"^\s*/{3,}\s*$")
-_INCLUDE = re.compile(r"^\s*(?:\{\*.*\*\}|\{!.*!\}|--8<--\s.*|:::\s+[\w.]+.*)\s*$")
+# VitePress / VuePress containers: "::: danger Title" ... ":::".
+_CONTAINER = re.compile(r"^\s*:{3,}\s*(tip|warning|danger|info|note|details|caution|important)\b[ \t]*(.*?)\s*$", re.I)
+_CLOSE = re.compile(r"^\s*(?:/{3,}|:{3,})\s*$")
+# mkdocstrings "::: package.module" names a module alone (its options follow indented).
+_INCLUDE = re.compile(r"^\s*(?:\{\*.*\*\}|\{!.*!\}|--8<--\s.*|:::\s+[\w.]+)\s*$")
 _HTML_HEADING = re.compile(r"^\s*<h([1-6])(?:\s[^<>]*)?>(.*?)</h\1>\s*$", re.I)
 _HIDDEN_OPEN = re.compile(r"<!--|<(script|style)\b[^>]*>", re.I)  # what a reader never sees, up to its closer
 _TABLE_OR_LIST = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s)")
@@ -81,9 +84,9 @@ def _strip_tags(text: str) -> str:
     return html.unescape(text) if "&" in text else text
 
 
-def _label(m: re.Match) -> str:
-    title = (m.group(2) or m.group(3) or "").replace("**", "").strip()
-    kind = m.group(1).replace("-", " ").capitalize()
+def _label(kind: str, title: str | None) -> str:
+    title = (title or "").replace("**", "").strip()
+    kind = kind.replace("-", " ").capitalize()
     return f"{kind} ({title}): " if title else f"{kind}: "
 
 
@@ -108,15 +111,25 @@ def clean(lines: list[str]) -> list[str]:
                 out.extend(_code_block(fenced, fence))
                 fence, fenced = None, []
             continue
+        if hidden is not None:  # a fence inside a comment is the comment's (it was kept, searchable)
+            line, hidden = _drop_hidden(line, hidden)
+            if hidden is not None or not line.strip():
+                out.append("")
+                continue
         opener = fence_open(line)
         if opener:
             place_label_alone()
             fence, fenced = opener, [line]
             continue
-        if hidden is not None or _HIDDEN_OPEN.search(line):
+        if _HIDDEN_OPEN.search(line):
             line, hidden = _drop_hidden(line, hidden)
         if _CLOSE.match(line):
             label = ""  # a block that held no text of its own
+            out.append("")
+            continue
+        m = _CONTAINER.match(line)  # before the includes: "::: tip" is a container, not a module
+        if m:
+            label = _label(m.group(1), m.group(2))
             out.append("")
             continue
         if _INCLUDE.match(line):
@@ -124,7 +137,7 @@ def clean(lines: list[str]) -> list[str]:
             continue
         m = _ADMONITION.match(line)
         if m:
-            label = _label(m)
+            label = _label(m.group(1), m.group(2) or m.group(3))
             out.append("")
             continue
         h = _HTML_HEADING.match(line)
@@ -165,7 +178,9 @@ def _drop_hidden(line: str, closer: str | None) -> tuple[str, str | None]:
                 return "".join(kept), closer
             rest, closer = rest[m.end():], None
         else:
-            m = _HIDDEN_OPEN.search(rest)
+            # "`<!--`" or "`python <script>.py`" in inline code opens nothing (it hid the rest of the file)
+            spans = [c.span() for c in _CODE_SPAN.finditer(rest)]
+            m = next((h for h in _HIDDEN_OPEN.finditer(rest) if not any(a <= h.start() < b for a, b in spans)), None)
             if m is None:
                 kept.append(rest)
                 break

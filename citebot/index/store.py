@@ -37,7 +37,11 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 6: no chunk over chunker.MAX_BYTES (a longer code block is cut at line ends, where Milvus cut it mid-text);
 # a misspelt status key naming any status word, a <meta> attribute or PDF info key given twice or unparseable,
 # and front matter behind a zero-width space or on the fence line fail closed (such pages were public)
-CHUNKER_VERSION = 6
+# 7: front matter behind any invisible character fails closed; a fence inside an HTML comment is hidden,
+# inline code opens no comment (it hid the rest of a page); HTML list items keep their links, bold and
+# nested lists, an aside or caption inside an article is read, loose text keeps its lines, a declared
+# charset is read; VitePress containers are labelled (fastapi-docs en/zh and the sample: chunks unchanged)
+CHUNKER_VERSION = 7
 ANALYZER = "citebot-4"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes, accents
 
 
