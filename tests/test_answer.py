@@ -290,6 +290,11 @@ def test_units_table_rows_read_with_header_and_code_whole():
     assert u == ["Pick a size.", "Size: M; Height: 165-178 cm", "Size: L; Height: 178-188 cm", "```\nrun a\nrun b\n```"]
 
 
+def test_an_escaped_pipe_is_part_of_its_cell():
+    text = "| operator | meaning |\n|---|---|\n| `a \\| b` | bitwise OR |\n| `a & b` | bitwise AND |"
+    assert ex_mod.units(text) == ["operator: `a \\| b`; meaning: bitwise OR", "operator: `a & b`; meaning: bitwise AND"]
+
+
 def terms(q):
     from citebot.search.analyzer import analyze
     return [analyze(q)]

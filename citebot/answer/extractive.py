@@ -86,8 +86,13 @@ class Unit:
     item: tuple[int, int] | None = None  # the list item (block, item) a sentence is part of
 
 
+_CELL_END = re.compile(r"(?<!\\)\|")
+_EDGE_PIPES = re.compile(r"^\||(?<!\\)\|$")
+
+
 def _table(lines: list[str]) -> list[tuple[str, str, str]]:
-    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
+    # "\|" is a pipe inside a cell (`a \| b`), not a cell's end
+    rows = [[c.strip() for c in _CELL_END.split(_EDGE_PIPES.sub("", line.strip()))] for line in lines]
     rows = [r for r in rows if not all(_RULE.fullmatch(c) for c in r if c)]
     if len(rows) < 2:
         return [(" ".join(rows[0]), lines[0].strip(), "row")] if rows else []
