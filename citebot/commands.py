@@ -77,16 +77,14 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     cli.add_config_flags(p)
     args, cfg = cli.parse(p, argv)
-    from pathlib import Path
-
     from citebot.index.build import ingest
+    from citebot.index.store import NotAFolder
 
-    if not Path(args.folder).is_dir():  # a wrong argument: a usage error, before the index is touched
-        return cli.fail(f"{safe_line(args.folder)} is not a folder; give the folder that holds your documents",
-                        cli.EXIT_USAGE)
     try:
         report = ingest(args.folder, cfg, rebuild=args.rebuild, include=args.include,
                         follow_links=args.follow_links, wait=not args.no_wait)
+    except NotAFolder as e:  # a wrong argument: a usage error, found before the index is touched
+        return cli.fail(str(e), cli.EXIT_USAGE)
     except _runtime_errors() as e:
         return cli.fail(str(e))
     if args.json:

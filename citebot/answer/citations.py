@@ -54,11 +54,12 @@ _INFO = r"[\w+#.-]*[ \t]*"  # a fence's info string ("python")
 _FENCE_INFO = re.compile(_INFO + r"\n")  # "```python" then a line break: a fence, even mid-line
 _INFO_SO_FAR = re.compile(_INFO)  # ... whose line break may still come
 _INLINE_LIMIT = 2000  # an inline code span still open after this many characters is a stray backtick
-_SOURCES_LINE = re.compile(f"\\n\\s*(?:sources?|references?)\\s*:[{_GAP}{_OPEN}{_CLOSE}\\d{_LIST}{_RANGE}]*$", re.I)
+_LABEL = "(?:sources?|references?)"  # a closing "Sources:" line's label
+_SOURCES_LINE = re.compile(f"\\n\\s*{_LABEL}\\s*:[{_GAP}{_OPEN}{_CLOSE}\\d{_LIST}{_RANGE}]*$", re.I)
 # A closing "Sources:" label that no kept citation follows (yet): held back, and dropped at the end.
-_LABELS = ("sources:", "source:", "references:", "reference:")
-_TRAIL = ",;-–— \t\u200b\u200c\u200d\u2060\ufeff"  # what a group may end in before its closer
-_BARE_SOURCES = re.compile(f"(?:^|\\n)\\s*(?:sources?|references?)\\s*:[{_GAP}{_LIST}]*$", re.I)
+_LABELS = ("sources:", "source:", "references:", "reference:")  # ... and what a line may still grow into
+_TRAIL = re.compile(f"[{_GAP}{_LIST}{_RANGE}]+$")  # what a group may end in before its closer
+_BARE_SOURCES = re.compile(f"(?:^|\\n)\\s*{_LABEL}\\s*:[{_GAP}{_LIST}]*$", re.I)
 _WORD = re.compile(r"\w")
 _LISTED = re.compile(r"\][,;]$")  # a citation with a list separator after it
 
@@ -258,7 +259,7 @@ class AnswerStream:
             if ch in _CLOSERS and self.stripped_at == len(self.body) and not self.ws:
                 outer = _CUT_GROUP.search(self.body)
                 if outer and outer.start() >= self.shown:  # "[1[9]]" once [9] goes: [1] is a citation, read as one
-                    group, self.body = self.body[outer.start():].rstrip(_TRAIL), self.body[:outer.start()]
+                    group, self.body = _TRAIL.sub("", self.body[outer.start():]), self.body[:outer.start()]
                     self.stripped_at = -1
                     self._prose(group + ch + text[i + 1:])
                     return

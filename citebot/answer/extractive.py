@@ -113,9 +113,10 @@ def _block_units(block: str) -> list[tuple[str, str, str, int | None]]:
     items: list[list[str]] = []
     listed: list[bool] = []
     for line in lines:
-        if _LIST_ITEM.match(line) or not items:
+        starts = bool(_LIST_ITEM.match(line))
+        if starts or not items:
             items.append([line.strip()])
-            listed.append(bool(_LIST_ITEM.match(line)))
+            listed.append(starts)
         else:
             items[-1].append(line.strip())  # a soft-wrapped line continues its sentence
     out: list[tuple[str, str, str, int | None]] = []

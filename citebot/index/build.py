@@ -25,7 +25,14 @@ from citebot.config import Config
 from citebot.index import chunker, documents, lock
 from citebot.index.local import LocalIndex, holds_index
 from citebot.index.progress import Progress
-from citebot.index.store import IndexError_, check_compatible, expected_stamp, scope_values, settings_stamp
+from citebot.index.store import (
+    IndexError_,
+    NotAFolder,
+    check_compatible,
+    expected_stamp,
+    scope_values,
+    settings_stamp,
+)
 from citebot.schema import Chunk
 from citebot.search import analyzer, models
 
@@ -236,7 +243,7 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
     receives warnings (default: stderr, with a progress line on a terminal)."""
     folder = Path(folder).resolve()
     if not folder.is_dir():
-        raise IndexError_(f"{folder} is not a folder; give the folder that holds your documents")
+        raise NotAFolder(f"{folder} is not a folder; give the folder that holds your documents")
     progress = Progress(log)
     # Local: the index folder's lock.  milvus-lite lets one process open its
     # file (a second fails at once, with a message); a server has no lock here.

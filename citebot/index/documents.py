@@ -222,14 +222,15 @@ _BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\x
 def _read_html_text(path: Path) -> str:
     """An HTML file's text: UTF-8 (or a byte-order mark's), else the charset
     its ``<meta>`` declares, as a browser reads it."""
+    data = path.read_bytes()
     try:
-        return _read_text(path)
+        return _decode(data)
     except UnreadableDocument:
-        m = _CHARSET.search(path.read_bytes()[:4096])
+        m = _CHARSET.search(data[:4096])
         if m is None:
             raise
         try:
-            return path.read_bytes().decode(m.group(1).decode("ascii"))
+            return data.decode(m.group(1).decode("ascii"))
         except (LookupError, UnicodeDecodeError):
             raise UnreadableDocument(f"is not valid text in the charset its <meta> declares "
                                      f"({m.group(1).decode('ascii', 'replace')}); convert it to UTF-8 "
@@ -237,7 +238,10 @@ def _read_html_text(path: Path) -> str:
 
 
 def _read_text(path: Path) -> str:
-    data = path.read_bytes()
+    return _decode(path.read_bytes())
+
+
+def _decode(data: bytes) -> str:
     encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), "utf-8")
     if encoding == "utf-8" and b"\x00" in data[:4096]:
         raise UnreadableDocument("looks like a binary file, not text")
@@ -368,9 +372,10 @@ def _html_blocks(root) -> list[Block]:
                 if child.name in _BLOCKS:
                     flush()
                     caption = child.find("caption") if child.name == "table" else None
-                    if caption is not None and caption.get_text().strip():  # the table's title, before its rows
-                        blocks.append(Block("para", " ".join(caption.get_text(" ").split()),
-                                            caption.sourceline or 1, caption.sourceline or 1))
+                    title = " ".join(caption.get_text(" ").split()) if caption is not None else ""
+                    if caption is not None and title:  # the table's title, before its rows
+                        line = caption.sourceline or 1
+                        blocks.append(Block("para", title, line, line))
                     b = _html_block(child)
                     if b is not None:
                         blocks.append(b)
@@ -420,11 +425,9 @@ def load_html(path: Path, rel: str) -> Document:
     meta = {**meta, **front}  # a title or language in the front matter wins over <title> / <html lang>
     # What a reader never reads is replaced by its line breaks, so the text after
     # it keeps its line number (the parser numbers tags, not text).
-    for tag in soup.find_all(_BOILERPLATE):
+    chrome = [t for t in soup.find_all(_PAGE_CHROME) if t.find_parent(["main", "article"]) is None]
+    for tag in soup.find_all(_BOILERPLATE) + chrome:
         tag.replace_with("\n" * str(tag).count("\n"))
-    for tag in soup.find_all(_PAGE_CHROME):
-        if tag.find_parent(["main", "article"]) is None:
-            tag.replace_with("\n" * str(tag).count("\n"))
     # Every article of the page is read (a blog index holds many), <main> when there is one.
     root = soup.find("main") or soup.body or soup
     blocks = _merge_list_items(_html_blocks(root))

@@ -50,6 +50,10 @@ class IndexError_(RuntimeError):
     message says what to run."""
 
 
+class NotAFolder(IndexError_):
+    """The folder to ingest is not there (a usage error at the command line)."""
+
+
 class SettingsMismatch(IndexError_):
     """The index was built with other settings (``--rebuild`` fixes it)."""
 
