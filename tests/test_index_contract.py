@@ -102,6 +102,19 @@ def test_dense_orders_by_cosine_and_drops_non_positive(index):
     assert ids(index.dense_search(q, Scope.build(tenant="acme"), 10)) == ["c2", "c6", "c1"]
 
 
+@pytest.mark.parametrize("kind", list(BUILDERS))
+def test_ties_break_by_chunk_id_on_every_backend(kind, tmp_path):
+    # Rows zz, mm, aa: zz and aa are equal in both channels (same text, same
+    # vector); the tie goes to the smaller chunk id, aa, though zz is the first row.
+    tied = [dataclasses.replace(chunk(0, t), id=i) for i, t in
+            (("zz", "refund policy"), ("mm", "refund window"), ("aa", "refund policy"))]
+    vectors = np.array([[1, 0, 0], [0.6, 0.8, 0], [1, 0, 0]], dtype=np.float32)
+    ix = BUILDERS[kind](tied, vectors, settings_stamp(Config(), "test/3d", 3), tmp_path)
+    assert ids(ix.sparse_search(["refund"], PUBLIC, 1)) == ["aa"]  # all three hold it once in two terms
+    assert ids(ix.sparse_search(["refund"], PUBLIC, 3)) == ["aa", "mm", "zz"]
+    assert ids(ix.dense_search(np.array([1, 0, 0], np.float32), PUBLIC, 3)) == ["aa", "zz", "mm"]
+
+
 def test_get_scan_and_vectors(index):
     assert [c.text for c in index.get(["c3", "c1"])] == ["tent pole repair", "refund refund card"]
     assert {c.id for c in index.scan(PUBLIC)} == {"c1", "c2", "c3"}

@@ -77,6 +77,7 @@ class LocalIndex:
         bm = manifest.get("bm25", {})
         self._k1, self._b = float(bm.get("k1", 1.2)), float(bm.get("b", 0.75))
         self._allowed: dict[Scope, np.ndarray] = {}
+        self._tie: np.ndarray | None = None
         self._where: tuple[Path, tuple] | None = None  # (root, the generation's signature) when loaded from files
 
     def __len__(self) -> int:
@@ -93,8 +94,15 @@ class LocalIndex:
             self._allowed[scope] = mask
         return mask
 
+    def _id_order(self) -> np.ndarray:
+        """Each row's place in chunk-id order: ties break by chunk id, as on
+        Milvus (by row, the two backends ranked tied chunks differently)."""
+        if self._tie is None:
+            self._tie = np.argsort(np.argsort(np.array(self._ids, dtype=str), kind="stable"), kind="stable")
+        return self._tie
+
     def sparse_search(self, terms: Sequence[str], scope: Scope, k: int) -> list[Hit]:
-        found = bm25.top_k(self._postings, list(terms), self._mask(scope), k, self._k1, self._b)
+        found = bm25.top_k(self._postings, list(terms), self._mask(scope), k, self._k1, self._b, self._id_order())
         chunks = self._lazy([r for r, _ in found])
         return [Hit(c, rank=i, score=s, ranks={"bm25": i}, scores={"bm25": s})
                 for i, (c, (_, s)) in enumerate(zip(chunks, found), 1)]
@@ -115,7 +123,7 @@ class LocalIndex:
             rows = None
         hit = sims > 0  # cosine <= 0: not a hit
         rows = np.flatnonzero(hit) if rows is None else rows[hit]
-        rows, sims = bm25.best_k(rows, sims[hit], k)
+        rows, sims = bm25.best_k(rows, sims[hit], k, self._id_order())
         chunks = self._lazy([int(r) for r in rows])
         return [Hit(c, rank=i, score=float(v), ranks={"dense": i}, scores={"dense": float(v)})
                 for i, (c, v) in enumerate(zip(chunks, sims), 1)]

@@ -135,19 +135,22 @@ def scores(p: Postings, terms: Sequence[str], k1: float = 1.2, b: float = 0.75) 
 
 
 def top_k(p: Postings, terms: Sequence[str], allowed: np.ndarray, k: int, k1: float = 1.2,
-          b: float = 0.75) -> list[tuple[int, float]]:
+          b: float = 0.75, tie: np.ndarray | None = None) -> list[tuple[int, float]]:
     """Top-k (row, score) among the ``allowed`` rows with score > 0 (a zero
-    score matched no query term: not a hit); ties by row."""
+    score matched no query term: not a hit); ties as in ``best_k``."""
     if not terms or p.n_docs == 0:
         return []
     s = scores(p, terms, k1, b)
     rows = np.flatnonzero((s > 0) & allowed)
-    rows, best = best_k(rows, s[rows], k)
+    rows, best = best_k(rows, s[rows], k, tie)
     return [(int(r), float(v)) for r, v in zip(rows, best)]
 
 
-def best_k(rows: np.ndarray, s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``k`` best (row, score) pairs, score descending, ties by row.
+def best_k(rows: np.ndarray, s: np.ndarray, k: int, tie: np.ndarray | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` best (row, score) pairs, score descending, ties by
+    ``tie[row]`` (the index passes each row's place in chunk-id order, the
+    contract's rule), else by row.
     Every row tied with the k-th best is kept until the sort (argpartition
     alone picks an arbitrary one of them, so the cut depended on memory
     order, not on the rule)."""
@@ -155,7 +158,7 @@ def best_k(rows: np.ndarray, s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndar
         kth = np.partition(-s, k - 1)[k - 1]
         keep = -s <= kth
         rows, s = rows[keep], s[keep]
-    order = np.lexsort((rows, -s))[:k]
+    order = np.lexsort((rows if tie is None else tie[rows], -s))[:k]
     return rows[order], s[order]
 
 
