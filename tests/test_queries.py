@@ -116,6 +116,16 @@ def test_acknowledgements_and_blank_turns_are_skipped():
     assert is_ack("Thank you!") and is_ack("") and not is_ack("thanks, and the stove?")
 
 
+def test_a_number_is_a_turn_and_a_bengali_thanks_is_an_acknowledgement():
+    # A bare number is looked up (a hotline, an error code), and so is a history turn holding one.
+    assert not is_ack("400-820-5566") and not is_ack("ok 4032") and not is_ack("2024?")
+    assert plan("and the fee?", ["E4032", "thanks"]).followup == "E4032 and the fee?"
+    # "ধন্যবাদ" read without its combining marks was three words none of which is "ধন্যবাদ".
+    assert is_ack("ধন্যবাদ") and is_ack("ধন্যবাদ!")
+    assert plan("and gift cards?", ["how long is the return window?", "ধন্যবাদ"]).followup == \
+        "how long is the return window? and gift cards?"
+
+
 def test_only_the_last_substantive_turn_is_joined():
     p = plan("and XL?", ["what is the warranty?", "what frame size for size M?"])
     assert p.followup == "what frame size for size M? and XL?"

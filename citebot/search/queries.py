@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import regex
+
 from citebot.answer import prompts
 
 
@@ -74,12 +76,19 @@ yep no nope bye goodbye sure got it alright fine good understood k so much makes
 lot very many 谢谢 好的 好 明白 知道了 嗯 ধন্যবাদ""".split())
 
 
+_WORD = regex.compile(r"[\p{L}\p{M}]+(?:'[\p{L}\p{M}]+)?")
+_DIGIT = regex.compile(r"\p{N}")
+
+
 def is_ack(turn: str) -> bool:
     """A blank turn or a bare acknowledgement ("thanks!", "ok, makes sense").
     Words of any script count: "中国的保修期是多久？" is a real turn (reading
     only a-z made every Chinese or Bengali turn blank, and its follow-up lost
-    its context)."""
-    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", turn.lower())
+    its context), with their combining marks ("ধন্যবাদ" is one word); a
+    number is something to look up ("400-820-5566", "ok 4032")."""
+    if _DIGIT.search(turn):
+        return False
+    words = _WORD.findall(turn.lower())
     return not words or all(w in _ACK for w in words)
 
 
