@@ -49,6 +49,8 @@ def test_apostrophes_resolve_to_the_word_people_search_for():
 def test_latin_accents_fold_and_other_scripts_keep_their_marks():
     assert lexical.analyze("café résumé") == lexical.analyze("cafe resume") == ["cafe", "resum"]
     assert lexical.analyze("পণ্য") == ["পণ্য"]  # the hasanta is a mark of the word, not an accent
+    # A stray accent alone (PDF text, a typo) is no term: an empty one held no chunk and got the top idf.
+    assert lexical.analyze("refund \u0301") == ["refund"] and lexical.analyze("x-\u0301\u0301") == ["x"]
 
 
 @pytest.fixture(scope="module")

@@ -42,7 +42,8 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # nested lists, an aside or caption inside an article is read, loose text keeps its lines, a declared
 # charset is read; VitePress containers are labelled (fastapi-docs en/zh and the sample: chunks unchanged)
 CHUNKER_VERSION = 7
-ANALYZER = "citebot-4"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes, accents
+ANALYZER = "citebot-5"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
+# accents; 5: no empty term from a word of combining marks alone
 
 
 class IndexError_(RuntimeError):

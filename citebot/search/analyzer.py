@@ -106,6 +106,9 @@ def analyze(text: str) -> list[str]:
                 out.append(tok.replace("-", "") if is_identifier(tok) else tok)
                 continue
             for w in _SPLIT.split(tok):  # "two-factor" -> two, factor
-                if w and w not in STOPWORDS:
-                    out.append(_stem(_unaccent(w)))
+                # A word of combining marks alone unaccents to nothing: no term (an
+                # empty one held no chunk, so it took the highest idf and the gate refused).
+                term = _stem(_unaccent(w)) if w and w not in STOPWORDS else ""
+                if term:
+                    out.append(term)
     return out
