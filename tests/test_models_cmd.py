@@ -3,9 +3,11 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from citebot.commands import models_main
+from citebot.config import Config
 from citebot.search import hub, models
 
 from conftest import ROOT
@@ -83,3 +85,24 @@ def test_a_model_folder_that_is_not_there_is_named_before_the_hub_is_asked(tmp_p
     with pytest.raises(ModelUnavailable, match=f"no model folder at {tmp_path}/nope"):
         Embedder(str(tmp_path / "nope"))
     assert "revision" not in capfd.readouterr().err  # sentence-transformers' hub warning came first
+
+
+def test_the_embedding_memo_starts_over_without_losing_what_a_call_needs(monkeypatch):
+    class Counting:  # a stand-in embedder: each text's vector is its length; counts what it embedded
+        dim = 1
+
+        def __init__(self):
+            self.seen: list[str] = []
+
+        def encode(self, texts):
+            self.seen.extend(texts)
+            return np.array([[float(len(t))] for t in texts], dtype=np.float32)
+
+    monkeypatch.setattr(models, "MEMO_MAX", 2)
+    emb = Counting()
+    enc = models.Models(embedder=emb, reranker=None).encoder(Config(), queries=False)
+    enc(["a", "bb", "ccc"])  # three kept: over the bound
+    # "a" was kept, "dddd" is new: the memo starts over, and "a" still comes back (it raised KeyError).
+    assert enc(["a", "dddd"]).ravel().tolist() == [1.0, 4.0]
+    assert emb.seen == ["a", "bb", "ccc", "dddd"]  # "a" was not embedded again
+    assert enc(["a", "a"]).ravel().tolist() == [1.0, 1.0] and enc([]).shape == (0, 1)

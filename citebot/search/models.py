@@ -174,6 +174,9 @@ def missing_line(spec: str, error: Exception | None = None) -> str:
     return f"no cross-encoder {spec!r} here; `citebot models pull` fetches it (CITEBOT_USE_RERANK=0 hides this)"
 
 
+MEMO_MAX = 50_000  # embeddings kept per kind (queries, passages) before the memo starts over
+
+
 class Models:
     """The models an engine uses.  Given ones (tests, benchmarks) are used
     as they are; the others load from the settings on first use, once per
@@ -223,14 +226,17 @@ class Models:
         memo = self._vectors.setdefault("queries" if queries else "passages", {})  # type: ignore[arg-type]
 
         def encode(texts: list[str]) -> np.ndarray:
-            todo = list(dict.fromkeys(t for t in texts if t not in memo))
-            if todo:
-                if len(memo) > 50_000:
-                    memo.clear()
-                memo.update(zip(todo, fn(todo)))
             if not texts:
                 return np.zeros((0, emb.dim), dtype=np.float32)
-            return np.stack([memo[t] for t in texts])
+            got = {t: memo[t] for t in texts if t in memo}
+            todo = list(dict.fromkeys(t for t in texts if t not in got))
+            if todo:
+                if len(memo) > MEMO_MAX:  # bounded; what this call needs is in ``got`` (clearing lost it: KeyError)
+                    memo.clear()
+                new = dict(zip(todo, fn(todo)))
+                memo.update(new)
+                got.update(new)
+            return np.stack([got[t] for t in texts])
         return encode
 
     def reranker(self, cfg):
