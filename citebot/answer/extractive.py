@@ -210,7 +210,8 @@ ANSWER_TYPES = [
      re.compile(r"\d{1,2}(?::\d\d)?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
                 r"(?-i:\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b)"
                 r"|\b(?:1[89]|20)\d\d\b|\d{4}-\d\d-\d\d|\d+\s*年|\d+\s*月", re.I)),
-    (re.compile(r"\bhow many\b|\bhow big\b|\bhow large\b|\bwhat (?:is the )?(?:number|size|limit|maximum|minimum)\b"
+    (re.compile(r"\bhow many\b|\bhow big\b|\bhow large\b"
+                r"|\bwhat(?:['’]s| is)?(?: the)? (?:number|size|limit|maximum|minimum)\b"
                 r"|多少|几个|多大", re.I),
      re.compile(r"\d")),
 ]
