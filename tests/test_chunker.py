@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 from citebot import tokens
@@ -141,6 +142,15 @@ def test_a_split_paragraph_keeps_its_list_and_each_piece_cites_its_own_lines(tmp
         assert c.text in "\n".join(source[c.start - 1:c.end]) and c.text.count("\n") == c.end - c.start
     assert sum("\n* Item" in c.text for c in chunks) >= 2  # the list stays a list
     assert " ".join(c.text for c in chunks).replace("\n", " ") == " ".join(items)
+
+
+def test_a_numbered_item_is_never_cut_from_its_number(tmp_path):
+    # "2." ends no sentence: cut there, a piece ended in a bare "2." and the next began mid-item.
+    items = [f"{i}. Step {i} starts here and says a few words about topic {i}." for i in range(1, 13)]
+    chunks = chunker.chunk_document(load(tmp_path, "# Steps\n\n" + "\n".join(items) + "\n", "s.md"), budget=30)
+    assert len(chunks) > 2
+    for c in chunks:
+        assert all(re.match(r"\d+\. Step \d+ starts", line) for line in c.text.split("\n")), c.text
 
 
 def test_chinese_splits_at_its_full_stops_and_token_windows_never_halve_a_character(tmp_path):

@@ -23,6 +23,7 @@ from citebot.schema import Chunk
 
 # A sentence ends at . ! ? before whitespace, or at a CJK full stop (no space follows one).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？।])\s*")
+_ENUMERATOR = re.compile(r"[ \t]*(?:\d{1,3}|[A-Za-z])\.")  # a list item's number, alone before its text
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
 
 #: The most UTF-8 bytes of one chunk's text, on every backend: a Milvus VARCHAR
@@ -177,6 +178,8 @@ def _split_paragraph(block: Block, budget: int) -> list[Block]:
     spans: list[tuple[int, int]] = []
     pos = 0
     for m in _SENTENCE_END.finditer(text):
+        if _ENUMERATOR.fullmatch(text, text.rfind("\n", 0, m.start()) + 1, m.start()):
+            continue  # "2." opening its line numbers an item, it ends no sentence
         if m.end() > pos:  # (an empty match right after the last one splits nothing)
             if text[pos:m.start()].strip():
                 spans.append((pos, m.start()))

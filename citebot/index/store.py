@@ -41,7 +41,8 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # inline code opens no comment (it hid the rest of a page); HTML list items keep their links, bold and
 # nested lists, an aside or caption inside an article is read, loose text keeps its lines, a declared
 # charset is read; VitePress containers are labelled (fastapi-docs en/zh and the sample: chunks unchanged)
-CHUNKER_VERSION = 7
+# 8: a long paragraph is never cut between a numbered item's "2." and its text
+CHUNKER_VERSION = 8
 ANALYZER = "citebot-5"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone
 
