@@ -106,6 +106,89 @@ def test_a_pdf_whose_info_names_a_missing_object_fails_closed(tmp_path):
     assert documents.load(tiny_pdf(tmp_path / "b.pdf", [["Rota code 3312."]]), "b.pdf").meta["audience"] == "public"
 
 
+@pytest.mark.parametrize("info", [
+    b"/Info << /Audience (public) /Audience (staff) >>",  # written in the trailer: pypdf parses it on opening
+    b"/Info << /Audience <zz> >>",
+    b"/Info %d 0 R /Info << /Audience (staff) >>",  # /Info itself twice
+])
+def test_a_pdf_whose_trailer_cannot_be_read_fails_closed(tmp_path, info):
+    from conftest import tiny_pdf
+    path = tiny_pdf(tmp_path / "a.pdf", [["Rota code 3312."]], {"Audience": "public"})
+    data = path.read_bytes()
+    ref = re.search(rb"/Info (\d+) 0 R", data)
+    path.write_bytes(data.replace(ref.group(0), info.replace(b"%d", ref.group(1))))
+    with pytest.raises(documents.UnreadableDocument, match="document info that cannot be read"):
+        documents.load(path, "a.pdf")  # it read as public
+
+
+def update(data: bytes, info: bytes, cut: int = 0) -> bytes:
+    """``data`` with an incremental update that replaces its info object by ``info``,
+    the update's last ``cut`` bytes gone."""
+    n = int(re.search(rb"/Info (\d+) 0 R", data).group(1))
+    prev = int(re.findall(rb"startxref\s+(\d+)", data)[-1])
+    at = len(data)
+    body = b"%d 0 obj\n%s\nendobj\n" % (n, info)
+    xref = at + len(body)
+    tail = (b"xref\n%d 1\n%010d 00000 n \ntrailer\n<< /Size %d /Root 1 0 R /Info %d 0 R /Prev %d >>\n"
+            b"startxref\n%d\n%%%%EOF\n" % (n, at, n + 1, n, prev, xref))
+    out = data + body + tail
+    return out[:len(out) - cut] if cut else out
+
+
+def test_a_pdf_whose_last_update_was_cut_off_fails_closed(tmp_path):
+    from conftest import tiny_pdf
+    path = tiny_pdf(tmp_path / "a.pdf", [["Rota code 3312."]], {"Audience": "public"})
+    public = path.read_bytes()
+    path.write_bytes(update(public, b"<< /Audience (staff) >>"))
+    assert documents.load(path, "a.pdf").meta["audience"] == "staff"  # a whole update is read
+    path.write_bytes(update(public, b"<< /Audience (staff) >>", cut=30))  # pypdf read the older, public revision
+    with pytest.raises(documents.UnreadableDocument, match="cut off"):
+        documents.load(path, "a.pdf")
+
+
+def test_pypdf_never_writes_a_pdfs_escape_sequences_to_the_terminal(tmp_path):
+    import subprocess
+
+    from conftest import tiny_pdf
+    path = tiny_pdf(tmp_path / "a.pdf", [["Rota code 3312."]])
+    path.write_bytes(path.read_bytes().replace(b"/BaseFont /Helvetica >>",
+                                               b"/BaseFont /Helvetica /Encoding /X#1b#5d0;PWNED#07#1b#5b2J >>"))
+    # A process of its own: pytest's log capture would stand in for the last-resort handler that printed it.
+    run = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; from citebot.index import "
+                          "documents; print(documents.load(Path(sys.argv[1]), 'a.pdf').blocks[0].text)", str(path)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and "3312" in run.stdout
+    assert "\x1b" not in run.stdout + run.stderr and "PWNED" not in run.stderr, run.stderr[:200]
+
+
+def test_pdf_words_broken_at_a_line_end_are_joined(tmp_path):
+    from conftest import tiny_pdf
+    path = tiny_pdf(tmp_path / "a.pdf", [["Set the connec-", "tion pool size to 40 for the repli-", "cation worker.",
+                                          "A well-", "Known name."]])
+    text = " ".join(b.text for b in documents.load(path, "a.pdf").blocks)
+    # "connec- tion" indexed "connec" + "tion", and "connection" found nothing; a capital starts a new word.
+    assert "connection pool size to 40 for the replication worker." in text and "A well- Known name." in text
+
+
+def test_pdf_scope_values_written_as_names_or_utf16_with_a_terminator_are_read(tmp_path):
+    from conftest import tiny_pdf
+    path = tiny_pdf(tmp_path / "a.pdf", [["Rota code 3312."]], {"Status": "current", "Audience": "staff"})
+    data = path.read_bytes().replace(b"/Status (current)", b"/Status /Current")
+    path.write_bytes(data.replace(b"/Audience (staff)", b"/Audience <FEFF00730074006100660066 0000>"))
+    meta = documents.load(path, "a.pdf").meta
+    assert (meta["status"], meta["audience"]) == ("current", "staff")  # were "/current" and "staff\x00": no one's
+
+
+def test_a_pdfs_language_from_its_info_or_its_catalog(tmp_path):
+    from conftest import tiny_pdf
+    assert documents.load(tiny_pdf(tmp_path / "a.pdf", [["Rota code 3312."]], {"Lang": "en-US"}),
+                          "a.pdf").meta["lang"] == "en"  # as <html lang="en-US">
+    path = tiny_pdf(tmp_path / "b.pdf", [["Dienstplan 3312 gilt ab Montag für alle."]])
+    path.write_bytes(path.read_bytes().replace(b"<< /Type /Catalog /Pages 2 0 R >>",
+                                               b"<< /Type /Catalog /Pages 2 0 R /Lang (de-DE) >>"))
+    assert documents.load(path, "b.pdf").meta["lang"] == "de"
+
+
 def test_a_scope_key_on_the_fence_line_fails_closed_and_a_diff_is_text(tmp_path):
     with pytest.raises(documents.UnreadableDocument, match="alone on its line"):
         load(tmp_path, "a.md", "--- {audience: staff}\n# Vault\n\nSecret.\n")

@@ -24,7 +24,12 @@ from citebot.index import markdown, metadata
 from citebot.index.metadata import UnreadableDocument
 
 # pypdf logs every oddity of a damaged file; we report one line per file instead.
-logging.getLogger("pypdf").setLevel(logging.ERROR)
+# Its own handler-less logger fell through to Python's last-resort handler,
+# which printed pypdf's errors, and a PDF's escape sequences in them, raw.
+_PYPDF = logging.getLogger("pypdf")
+_PYPDF.setLevel(logging.ERROR)
+_PYPDF.addHandler(logging.NullHandler())
+_PYPDF.propagate = False
 
 SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
 split_front_matter = metadata.split_front_matter
@@ -450,7 +455,12 @@ def load_pdf(path: Path, rel: str) -> Document:
     import pypdf
 
     try:
-        reader = pypdf.PdfReader(str(path))
+        with _pypdf_warnings() as opening:  # a document info written into the trailer is parsed here
+            reader = pypdf.PdfReader(str(path))
+        if _cut_update(path):
+            # pypdf falls back to the last whole revision, silently: the cut one may be what restricts it.
+            raise UnreadableDocument("ends in an update cut off before its cross-reference table (a truncated "
+                                     "file?), so its scope is unknown; save a repaired copy and ingest again")
         if reader.is_encrypted:
             raise UnreadableDocument("is an encrypted PDF; save an unencrypted copy and ingest again")
         pages = [(p.extract_text() or "") for p in reader.pages]
@@ -458,6 +468,10 @@ def load_pdf(path: Path, rel: str) -> Document:
             found = reader.metadata
             meta: Mapping = found or {}
             info = {k: meta[k] for k in meta}  # indexing resolves an indirect value; dict() kept the reference
+            catalog = reader.trailer["/Root"]
+            # The standard place for a PDF's language (indexing resolves a reference).
+            catalog_lang = catalog["/Lang"] if isinstance(catalog, dict) and "/Lang" in catalog else None
+        said = [m for m in opening if _BAD_DICT.search(m)] + said
         if said or (found is None and "/Info" in reader.trailer):
             # A value it dropped, or the first of a key given twice, may be the page's audience.
             raise UnreadableDocument(f"has document info that cannot be read ({said[0] if said else 'it is missing'}), "
@@ -482,7 +496,10 @@ def load_pdf(path: Path, rel: str) -> Document:
                 continue
             if not para:
                 para_start = line_no
-            para.append(line.strip())
+            if para and _HYPHENATED.search(para[-1]) and line.strip()[:1].islower():
+                para[-1] = para[-1][:-1] + line.strip()  # "connec-" + "tion": one word, as printed
+            else:
+                para.append(line.strip())
             # A line ending a sentence, followed by a capitalised line, ends a paragraph.
             nxt = lines[k + 1].strip() if k + 1 < len(lines) else ""
             if line.rstrip().endswith((".", ":", "?", "!")) and (not nxt or nxt[:1].isupper() or nxt[:1].isdigit()):
@@ -492,7 +509,34 @@ def load_pdf(path: Path, rel: str) -> Document:
             blocks.append(Block("para", " ".join(para), para_start, line_no, page=page_no))
     if not any(b.text.strip() for b in blocks):
         raise UnreadableDocument("has no extractable text (a scanned PDF needs OCR first)")
-    return Document(rel, "", _finish_meta(_pdf_meta(info), blocks, path.stem, rel), blocks)
+    meta = _pdf_meta(info)
+    if "lang" not in meta and isinstance(catalog_lang, str) and catalog_lang.strip():
+        meta["lang"] = _lang_tag(_pdf_text(catalog_lang))
+    return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
+
+
+# pypdf's words for a dictionary it could not parse whole (it kept one of a key
+# given twice, or dropped a value): in the trailer, that may be the scope.
+_BAD_DICT = re.compile(r"Multiple definitions|Invalid Elementary Object|hexadecimal", re.I)
+_OBJECT = re.compile(rb"\d+\s+\d+\s+obj\b")
+
+
+def _cut_update(path: Path) -> bool:
+    """Whether objects follow the file's last ``%%EOF``: an incremental update
+    cut off before its cross-reference table and trailer."""
+    data = path.read_bytes()
+    end = data.rfind(b"%%EOF")
+    return end >= 0 and bool(_OBJECT.search(data, end))
+
+
+def _pdf_text(v) -> str:
+    """A document-info value as text: a name (``/Staff``, legal PDF) without
+    its slash, a string without the NULs a UTF-16 terminator leaves."""
+    from pypdf.generic import NameObject
+    return str(v)[1:] if isinstance(v, NameObject) else str(v).rstrip("\x00")
+
+
+_HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word broken at the line's end
 
 
 @contextlib.contextmanager
@@ -521,9 +565,11 @@ def _pdf_meta(info: dict) -> dict:
     /Lang entries (custom keys, any case) read like front matter, so a PDF
     can be restricted too (a wrong type or a key twice fails closed)."""
     # Every key goes to normalize, which keeps the known ones and fails closed on a misspelt one (/Audiance).
-    raw = {str(k).lstrip("/"): (str(v) if isinstance(v, str) else v) for k, v in info.items()}
+    raw = {str(k).lstrip("/"): (_pdf_text(v) if isinstance(v, str) else v) for k, v in info.items()}
     title = next((v for k, v in raw.items() if k.lower() == "title"), None)
     meta = metadata.normalize({k: v for k, v in raw.items() if k.lower() != "title"})
+    if isinstance(meta.get("lang"), str):
+        meta["lang"] = _lang_tag(meta["lang"])  # "en-US" is English, as <html lang="en-US"> is
     if isinstance(title, str) and title.strip():
         meta["title"] = title.strip()
     return meta

@@ -41,8 +41,10 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # inline code opens no comment (it hid the rest of a page); HTML list items keep their links, bold and
 # nested lists, an aside or caption inside an article is read, loose text keeps its lines, a declared
 # charset is read; VitePress containers are labelled (fastapi-docs en/zh and the sample: chunks unchanged)
-# 8: a long paragraph is never cut between a numbered item's "2." and its text
-CHUNKER_VERSION = 8
+# 8: a long paragraph is never cut between a numbered item's "2." and its text; 9: PDFs: a word broken
+# at a line end is joined, scope values written as names or UTF-16 with a terminator are read, /Lang
+# is a language tag and the catalog's /Lang counts (the sample's PDFs: chunks unchanged)
+CHUNKER_VERSION = 9
 ANALYZER = "citebot-5"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone
 
