@@ -56,6 +56,13 @@ def test_a_misspelt_scope_key_in_a_meta_tag_or_a_pdfs_info_fails_closed_too(tmp_
                                  '<meta name="audiance" content="staff"></head><body><p>Secret.</p></body></html>')
     with pytest.raises(documents.UnreadableDocument, match="did you mean 'audience'"):
         documents.load(tiny_pdf(tmp_path / "a.pdf", [["Secret."]], {"Title": "Plan", "Audiance": "staff"}), "a.pdf")
+    # A PDF has no lines, and front matter's advice is no use there: it says where, and what a PDF needs.
+    path = tiny_pdf(tmp_path / "b.pdf", [["Secret."]], {"Audience": "staff"})
+    path.write_bytes(path.read_bytes().replace(b"/Audience (staff)", b"/Audience 5"))
+    with pytest.raises(documents.UnreadableDocument) as e:
+        documents.load(path, "b.pdf")
+    assert str(e.value) == ("its PDF document info: audience must be text, got NumberObject 5; "
+                            "give /Audience as a text string, (5)")
 
 
 @pytest.mark.parametrize("front", ["statu: archived", "stauts: [draft]", "Satus: deprecated", "statsu: Retired"])

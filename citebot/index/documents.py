@@ -567,7 +567,7 @@ def _pdf_meta(info: dict) -> dict:
     # Every key goes to normalize, which keeps the known ones and fails closed on a misspelt one (/Audiance).
     raw = {str(k).lstrip("/"): (_pdf_text(v) if isinstance(v, str) else v) for k, v in info.items()}
     title = next((v for k, v in raw.items() if k.lower() == "title"), None)
-    meta = metadata.normalize({k: v for k, v in raw.items() if k.lower() != "title"})
+    meta = metadata.normalize({k: v for k, v in raw.items() if k.lower() != "title"}, place="its PDF document info")
     if isinstance(meta.get("lang"), str):
         meta["lang"] = _lang_tag(meta["lang"])  # "en-US" is English, as <html lang="en-US"> is
     if isinstance(title, str) and title.strip():

@@ -186,8 +186,9 @@ def misspelt(key: str, value) -> str | None:
     return near
 
 
-def normalize(meta: dict, lines: Sequence[str] = (), line0: int = 1) -> dict:
-    """Known keys, case-insensitive, each a text value (or the document is unreadable)."""
+def normalize(meta: dict, lines: Sequence[str] = (), line0: int = 1, place: str | None = None) -> dict:
+    """Known keys, case-insensitive, each a text value (or the document is unreadable).
+    ``place``: where the keys are, when not on lines ("its PDF document info")."""
     out: dict = {}
     for key, value in meta.items():
         k = str(key).strip().lower()
@@ -197,14 +198,15 @@ def normalize(meta: dict, lines: Sequence[str] = (), line0: int = 1) -> dict:
             # read as no audience published the page.  It fails closed.
             near = misspelt(k, value)
             if near:
-                raise UnreadableDocument(f"{_line_of(key, lines, line0)}: unknown key {k!r}; "
+                raise UnreadableDocument(f"{place or _line_of(key, lines, line0)}: unknown key {k!r}; "
                                          f"did you mean {near!r}?")
             continue
-        where = _line_of(key, lines, line0)
+        where = place or _line_of(key, lines, line0)
         if k in out:
             raise UnreadableDocument(f"{where}: {k} is given twice (keys are case-insensitive)")
         if not isinstance(value, str) and not (k == "title" and isinstance(value, int | float)):
-            hint = f'; write {k}: "{value}"' if isinstance(value, int | float) and not isinstance(value, bool) else ""
+            hint = "" if not isinstance(value, int | float) or isinstance(value, bool) else (
+                f'; write {k}: "{value}"' if place is None else f"; give /{key} as a text string, ({value})")
             raise UnreadableDocument(f"{where}: {k} must be text, got {type(value).__name__} {value!r}{hint}")
         text = str(value).strip()
         if not text and k != "title":
