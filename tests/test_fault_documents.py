@@ -494,3 +494,12 @@ def test_a_pdf_citation_names_its_page(tmp_path, embedder):
     assert [(c["source"], c["page"], c["lines"]) for c in turn.citations] == [("manual.pdf", 2, [1, 1])]
     assert "manual.pdf, p. 2, line 1" in render.sources_text(turn)
     assert "manual.pdf p. 2:1-1" in render.why_text(turn)
+
+
+def test_a_damaged_pdf_or_a_utf16_file_without_its_mark_is_skipped_with_what_to_do(tmp_path):
+    (tmp_path / "d.pdf").write_bytes(b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog")
+    with pytest.raises(documents.UnreadableDocument, match=r"not a readable PDF .*save a repaired copy"):
+        documents.load(tmp_path / "d.pdf", "d.pdf")
+    (tmp_path / "u.txt").write_bytes("Rota code 3312.".encode("utf-16-le"))
+    with pytest.raises(documents.UnreadableDocument, match="save it as UTF-8"):
+        documents.load(tmp_path / "u.txt", "u.txt")

@@ -249,7 +249,8 @@ def _read_text(path: Path) -> str:
 def _decode(data: bytes) -> str:
     encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), "utf-8")
     if encoding == "utf-8" and b"\x00" in data[:4096]:
-        raise UnreadableDocument("looks like a binary file, not text")
+        raise UnreadableDocument("looks like a binary file, not text (UTF-16 without a byte-order mark reads so too: "
+                                 "save it as UTF-8)")
     try:
         return data.decode(encoding)
     except UnicodeDecodeError:
@@ -480,7 +481,8 @@ def load_pdf(path: Path, rel: str) -> Document:
     except UnreadableDocument:
         raise
     except Exception as e:  # noqa: BLE001 - pypdf raises many types on damaged files
-        raise UnreadableDocument(f"is not a readable PDF ({type(e).__name__}: {e})") from None
+        raise UnreadableDocument(f"is not a readable PDF ({type(e).__name__}: {e}); save a repaired copy "
+                                 "(qpdf in.pdf out.pdf) or export it again, and ingest again") from None
     blocks: list[Block] = []
     for page_no, text in enumerate(pages, 1):
         lines = metadata.lines_of(text)
