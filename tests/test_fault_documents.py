@@ -194,6 +194,8 @@ def test_a_pdfs_language_from_its_info_or_its_catalog(tmp_path):
     path.write_bytes(path.read_bytes().replace(b"<< /Type /Catalog /Pages 2 0 R >>",
                                                b"<< /Type /Catalog /Pages 2 0 R /Lang (de-DE) >>"))
     assert documents.load(path, "b.pdf").meta["lang"] == "de"
+    path.write_bytes(path.read_bytes().replace(b"/Lang (de-DE)", b"/Lang (" + b"x" * 200 + b")"))
+    assert documents.load(path, "b.pdf").meta["lang"] == "en"  # no tag: guessed from the script, as without one
 
 
 def test_a_scope_key_on_the_fence_line_fails_closed_and_a_diff_is_text(tmp_path):

@@ -512,8 +512,8 @@ def load_pdf(path: Path, rel: str) -> Document:
     if not any(b.text.strip() for b in blocks):
         raise UnreadableDocument("has no extractable text (a scanned PDF needs OCR first)")
     meta = _pdf_meta(info)
-    if "lang" not in meta and isinstance(catalog_lang, str) and catalog_lang.strip():
-        meta["lang"] = _lang_tag(_pdf_text(catalog_lang))
+    if "lang" not in meta and isinstance(catalog_lang, str) and _LANG_TAG.fullmatch(_pdf_text(catalog_lang).strip()):
+        meta["lang"] = _lang_tag(_pdf_text(catalog_lang))  # anything else: the language is guessed, as without one
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
 
 
@@ -521,6 +521,7 @@ def load_pdf(path: Path, rel: str) -> Document:
 # given twice, or dropped a value): in the trailer, that may be the scope.
 _BAD_DICT = re.compile(r"Multiple definitions|Invalid Elementary Object|hexadecimal", re.I)
 _OBJECT = re.compile(rb"\d+\s+\d+\s+obj\b")
+_LANG_TAG = re.compile(r"[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*")  # BCP 47's shape: en, de-DE, zh-Hant-TW
 
 
 def _cut_update(path: Path) -> bool:
