@@ -505,3 +505,11 @@ def test_a_damaged_pdf_or_a_utf16_file_without_its_mark_is_skipped_with_what_to_
     (tmp_path / "u.txt").write_bytes("Rota code 3312.".encode("utf-16-le"))
     with pytest.raises(documents.UnreadableDocument, match="save it as UTF-8"):
         documents.load(tmp_path / "u.txt", "u.txt")
+
+
+def test_a_pdf_that_cannot_be_opened_is_a_file_that_cannot_be_read(tmp_path):
+    (tmp_path / "gone.pdf").mkdir()  # pypdf's open fails as a missing or vanished file does: with an OSError
+    with pytest.raises(documents.UnreadableDocument, match="^cannot be read: "):
+        documents.load(tmp_path / "gone.pdf", "gone.pdf")  # it said "is not a readable PDF (IsADirectoryError ...)"
+    with pytest.raises(documents.UnreadableDocument, match="^cannot be read: "):
+        documents.load(tmp_path / "never.pdf", "never.pdf")

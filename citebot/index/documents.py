@@ -478,7 +478,7 @@ def load_pdf(path: Path, rel: str) -> Document:
             raise UnreadableDocument(f"has document info that cannot be read ({said[0] if said else 'it is missing'}), "
                                      "so its scope is unknown; save a repaired copy (qpdf in.pdf out.pdf) and ingest "
                                      "again")
-    except UnreadableDocument:
+    except (UnreadableDocument, OSError):  # an OSError is the file's, not the PDF's: load says "cannot be read"
         raise
     except Exception as e:  # noqa: BLE001 - pypdf raises many types on damaged files
         raise UnreadableDocument(f"is not a readable PDF ({type(e).__name__}: {e}); save a repaired copy "

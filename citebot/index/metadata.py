@@ -205,8 +205,9 @@ def normalize(meta: dict, lines: Sequence[str] = (), line0: int = 1, place: str 
         if k in out:
             raise UnreadableDocument(f"{where}: {k} is given twice (keys are case-insensitive)")
         if not isinstance(value, str) and not (k == "title" and isinstance(value, int | float)):
-            hint = "" if not isinstance(value, int | float) or isinstance(value, bool) else (
-                f'; write {k}: "{value}"' if place is None else f"; give /{key} as a text string, ({value})")
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            hint = "" if not number else f'; write {k}: "{value}"' if place is None else \
+                f"; give /{key} as a text string, ({value})"
             raise UnreadableDocument(f"{where}: {k} must be text, got {type(value).__name__} {value!r}{hint}")
         text = str(value).strip()
         if not text and k != "title":
