@@ -13,6 +13,7 @@ when the document does not say.
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import re
 import threading
@@ -455,10 +456,11 @@ def _merge_list_items(blocks: list[Block]) -> list[Block]:
 def load_pdf(path: Path, rel: str) -> Document:
     import pypdf
 
+    data = path.read_bytes()  # read once: pypdf reads the whole file too, and the cut-update check needs it
     try:
         with _pypdf_warnings() as opening:  # a document info written into the trailer is parsed here
-            reader = pypdf.PdfReader(str(path))
-        if _cut_update(path):
+            reader = pypdf.PdfReader(io.BytesIO(data))
+        if _cut_update(data):
             # pypdf falls back to the last whole revision, silently: the cut one may be what restricts it.
             raise UnreadableDocument("ends in an update cut off before its cross-reference table (a truncated "
                                      "file?), so its scope is unknown; save a repaired copy and ingest again")
@@ -512,8 +514,9 @@ def load_pdf(path: Path, rel: str) -> Document:
     if not any(b.text.strip() for b in blocks):
         raise UnreadableDocument("has no extractable text (a scanned PDF needs OCR first)")
     meta = _pdf_meta(info)
-    if "lang" not in meta and isinstance(catalog_lang, str) and _LANG_TAG.fullmatch(_pdf_text(catalog_lang).strip()):
-        meta["lang"] = _lang_tag(_pdf_text(catalog_lang))  # anything else: the language is guessed, as without one
+    tag = _pdf_text(catalog_lang).strip() if isinstance(catalog_lang, str) else ""
+    if "lang" not in meta and _LANG_TAG.fullmatch(tag):
+        meta["lang"] = _lang_tag(tag)  # anything else: the language is guessed, as without one
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
 
 
@@ -524,10 +527,9 @@ _OBJECT = re.compile(rb"\d+\s+\d+\s+obj\b")
 _LANG_TAG = re.compile(r"[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*")  # BCP 47's shape: en, de-DE, zh-Hant-TW
 
 
-def _cut_update(path: Path) -> bool:
+def _cut_update(data: bytes) -> bool:
     """Whether objects follow the file's last ``%%EOF``: an incremental update
     cut off before its cross-reference table and trailer."""
-    data = path.read_bytes()
     end = data.rfind(b"%%EOF")
     return end >= 0 and bool(_OBJECT.search(data, end))
 
