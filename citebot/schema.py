@@ -43,6 +43,16 @@ class Chunk:
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
+def lang_tag(tag: str) -> str:
+    """A language as a chunk's ``lang`` holds it: the tag's language, with its
+    script when one is named (``zh-Hant`` -> ``zh-hant``, as a ``zh-hant/``
+    folder) and without a region (``en-US``, ``en_GB`` -> ``en``).  Every
+    reader (front matter, ``<html lang>``, a PDF's /Lang, a language folder)
+    and ``--lang`` go through it, so ``lang: en-US`` is in ``--lang en``."""
+    parts = tag.strip().lower().replace("_", "-").split("-")
+    return parts[0] + (f"-{parts[1]}" if len(parts) > 1 and len(parts[1]) == 4 else "")
+
+
 STATUSES = ("current", "superseded", "draft")  # the statuses a document can have
 
 
@@ -65,7 +75,7 @@ class Scope:
         # values are read lower-cased, so "--audience Staff" means staff.
         audiences = {"public"} | ({audience.strip().lower()} if audience and audience.strip() else set())
         statuses = {"current"} | ({"superseded"} if include_superseded else set())
-        langs = frozenset(x.strip().lower() for x in lang.split(",")) if lang else None
+        langs = frozenset(lang_tag(x) for x in lang.split(",")) if lang else None
         return cls(frozenset(statuses), frozenset(audiences), langs, tenant or None)
 
     def allows(self, c: Chunk) -> bool:

@@ -12,7 +12,7 @@ from citebot.index import documents
 from citebot.index.build import ingest
 from citebot.index.local import LocalIndex
 from citebot.index.store import IndexError_
-from citebot.schema import Scope
+from citebot.schema import Chunk, Scope
 
 from conftest import write
 
@@ -349,6 +349,19 @@ def test_a_loose_html_string_cites_its_own_line_and_a_script_language_is_kept(tm
     assert [(b.text, b.start) for b in doc.blocks] == [("First.", 2), ("Loose text.", 6)]
     assert doc.meta["lang"] == "zh-hant"
     assert load(tmp_path, "b.html", '<html lang="en-US"><body><p>x</p></body></html>').meta["lang"] == "en"
+
+
+def test_every_reader_names_a_language_the_same_way_and_so_does_the_lang_filter(tmp_path):
+    # Front matter's "en-US" stayed "en-us" while <html lang="en-US"> read "en", so
+    # `--lang en` (and the page's own `--lang en-US`) left one of the two out.
+    md = load(tmp_path, "a.md", "---\nlang: en-US\n---\n# Rota\n\nRota code 3312.\n")
+    meta = load(tmp_path, "b.html", '<html><head><meta name="lang" content="en_GB"></head><body><p>x</p></body></html>')
+    assert md.meta["lang"] == meta.meta["lang"] == "en"
+    assert load(tmp_path, "c.md", "---\nlang: zh-Hant-TW\n---\n# 標題\n\n內容。\n").meta["lang"] == "zh-hant"
+    assert documents.load(write(tmp_path / "pt_BR" / "d.md", "# Olá\n\nTexto.\n"), "pt_BR/d.md").meta["lang"] == "pt"
+    chunk = Chunk("c1", "a.md", "Rota", (), "Rota code 3312.", 1, 1, lang=md.meta["lang"])
+    assert Scope.build(lang="en-US").allows(chunk) and Scope.build(lang="EN").allows(chunk)
+    assert Scope.build(lang="de, zh_Hant").langs == {"de", "zh-hant"}
 
 
 def test_lines_are_numbered_as_grep_numbers_them(tmp_path):

@@ -298,17 +298,10 @@ def _html_meta(soup) -> dict:
             raw[name] = str(tag.get("content") or "")
     meta = metadata.normalize(raw)
     if soup.html and soup.html.get("lang") and "lang" not in meta:
-        meta["lang"] = _lang_tag(str(soup.html["lang"]))
+        meta["lang"] = str(soup.html["lang"])
     if soup.title and soup.title.string and "title" not in meta:
         meta["title"] = soup.title.string.strip()
     return meta
-
-
-def _lang_tag(tag: str) -> str:
-    """A language tag as a language folder names it: ``zh-Hant`` -> ``zh-hant``
-    (a script is kept, as for a ``zh-hant/`` folder), ``en-US`` -> ``en``."""
-    parts = tag.strip().lower().replace("_", "-").split("-")
-    return parts[0] + (f"-{parts[1]}" if len(parts) > 1 and len(parts[1]) == 4 else "")
 
 
 def _html_block(tag) -> Block | None:
@@ -516,7 +509,7 @@ def load_pdf(path: Path, rel: str) -> Document:
     meta = _pdf_meta(info)
     tag = _pdf_text(catalog_lang).strip() if isinstance(catalog_lang, str) else ""
     if "lang" not in meta and _LANG_TAG.fullmatch(tag):
-        meta["lang"] = _lang_tag(tag)  # anything else: the language is guessed, as without one
+        meta["lang"] = tag  # anything else: the language is guessed, as without one
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
 
 
@@ -573,8 +566,6 @@ def _pdf_meta(info: dict) -> dict:
     raw = {str(k).lstrip("/"): (_pdf_text(v) if isinstance(v, str) else v) for k, v in info.items()}
     title = next((v for k, v in raw.items() if k.lower() == "title"), None)
     meta = metadata.normalize({k: v for k, v in raw.items() if k.lower() != "title"}, place="its PDF document info")
-    if isinstance(meta.get("lang"), str):
-        meta["lang"] = _lang_tag(meta["lang"])  # "en-US" is English, as <html lang="en-US"> is
     if isinstance(title, str) and title.strip():
         meta["title"] = title.strip()
     return meta

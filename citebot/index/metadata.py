@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import regex
 import yaml
 
-from citebot.schema import STATUSES
+from citebot.schema import STATUSES, lang_tag
 from citebot.tokens import cut_bytes
 
 META_KEYS = ("title", "status", "audience", "lang", "tenant")
@@ -232,6 +232,8 @@ def finish(meta: dict, guess_lang, text_sample: str, fallback_title: str) -> dic
         value = out[k]
         if value:
             out[k] = value.lower()
+    if out["lang"]:
+        out["lang"] = lang_tag(out["lang"])  # front matter's "en-US" is English, as <html lang="en-US"> is
     for k, most in LONGEST.items():
         if out[k] and len(str(out[k]).encode("utf-8")) > most:
             raise UnreadableDocument(f"its {k} is {len(str(out[k]))} characters long (at most {most} bytes); "

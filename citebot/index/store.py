@@ -43,8 +43,10 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # charset is read; VitePress containers are labelled (fastapi-docs en/zh and the sample: chunks unchanged)
 # 8: a long paragraph is never cut between a numbered item's "2." and its text; 9: PDFs: a word broken
 # at a line end is joined, scope values written as names or UTF-16 with a terminator are read, /Lang
-# is a language tag and the catalog's /Lang counts (the sample's PDFs: chunks unchanged)
-CHUNKER_VERSION = 9
+# is a language tag and the catalog's /Lang counts (the sample's PDFs: chunks unchanged); 10: every
+# reader's language goes through schema.lang_tag (front matter's "en-US" and a "pt-br/" folder read as
+# "en", "pt", as <html lang="en-US"> did)
+CHUNKER_VERSION = 10
 ANALYZER = "citebot-5"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone
 
