@@ -142,7 +142,7 @@ def search_main(argv: list[str] | None = None, prog: str = "retrieve.py") -> int
         print(f"{h.rank}. {safe_line(c.title)} — {safe_line(c.location)}  [{h.id}]")
         print(dim(f"   ranks: {ranks}\n   scores: {scores}"))
         print("   " + safe_line(c.text)[:200])
-    print(dim(f"rerank {'on' if r.rerank_on else 'off'}; {r.timings_ms['total']:.0f} ms; scope {r.scope.describe()}"))
+    print(dim(f"rerank {'on' if r.rerank_on else 'off'}; {r.timings_ms.get('total', 0):.0f} ms; scope {r.scope.describe()}"))
     return cli.EXIT_OK
 
 

@@ -71,7 +71,9 @@ def show_text(turn: Turn | None, arg: str) -> str:
     if turn is None or not turn.context.shown:
         return "Nothing to show yet: ask a question first."
     shown = turn.context.shown
-    if not re.fullmatch(r"[0-9]+", arg.strip()) or not 1 <= int(arg) <= len(shown):  # "²" is a digit to isdigit
+    arg = arg.strip().lstrip("0") or "0"
+    # "²" is a digit to isdigit; a number of thousands of digits is past int()'s limit (ValueError)
+    if not re.fullmatch(r"[0-9]{1,6}", arg) or not 1 <= int(arg) <= len(shown):
         return f"Usage: /show N, with N from 1 to {len(shown)}."
     n = int(arg)
     c = shown[n - 1].chunk

@@ -193,7 +193,7 @@ class Chat:
                     return cli.EXIT_OK
                 continue
             if problem := cli.question_problem(text):
-                self.say(f"({problem})")
+                self.problem(problem)
                 continue
             self.ask(text)
 
@@ -214,8 +214,16 @@ class Chat:
             self.last = None
             self.say("Started a new conversation.")
         else:
-            self.say(f"Unknown command {safe_line(name)}. /help lists the commands.")
+            self.problem(f"unknown command {safe_line(name)}; /help lists the commands")
         return None
+
+    def problem(self, msg: str) -> None:
+        """What is wrong with a line typed: in the chat, said in it; from a pipe, on
+        stderr (stdout holds the answers alone)."""
+        if self.session is None:
+            cli.warn(msg)
+        else:
+            self.say(f"({msg})")
 
     def ask(self, text: str) -> None:
         engine = self.convo.engine
