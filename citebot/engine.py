@@ -265,8 +265,8 @@ class Engine:
             turn.answer, turn.refused, turn.error = "", False, str(e)
             return
         tail, cleaned = stream.finish()
+        turn.stripped = cleaned.stripped  # removed, so counted, whatever the turn became
         if cleaned.refused:
-            turn.stripped = cleaned.stripped
             return self._refuse(turn, "the model said the sources do not hold the answer", on_text)
         if not cleaned.text:
             why = f" ({turn.incomplete})" if turn.incomplete else ""

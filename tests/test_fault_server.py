@@ -146,3 +146,12 @@ def test_the_json_of_a_complete_answer_says_complete(fake, convo):
     data = render.turn_json(convo.ask("how long do refunds take?"))
     assert data["incomplete"] is False and data["incomplete_reason"] is None
     json.dumps(data)
+
+
+@pytest.mark.parametrize("reply,stripped", [("[9]", 1), ("[0] [99]", 2), ({"text": "[7]", "finish": "length"}, 1)])
+def test_a_reply_of_invalid_citations_alone_is_a_failure_and_its_numbers_are_counted(fake, convo, reply, stripped):
+    fake.script = [reply]
+    turn = convo.ask(Q)
+    assert turn.error and turn.answer == "" and not turn.citations
+    # Removed, so counted: the session's tally, the metrics log and the evaluation read turn.stripped.
+    assert turn.stripped == stripped and convo.stripped_total == stripped
