@@ -601,3 +601,41 @@ def test_a_range_holds_a_number_of_the_question():
     assert in_range([175.0], "Size: M; Rider height: 170-180 cm") and not in_range([175.0], "160-170 cm")
     assert in_range([7.0], "ships in 5 to 10 days") and not in_range([7.0], "from 10-5") and not in_range([], "1-9")
     assert _NUMBER.findall("I'm 175 cm tall") == ["175"] and _NUMBER.findall("what does E4032 mean, pages 1-3, v0.128.0") == []
+
+
+def test_a_huge_streamed_answer_is_cleaned_in_linear_time():
+    # Each delta searched the whole answer for a "Sources:" label and a listed comma, and
+    # grew it by copying it per character: a 200 KB reply took about a minute, so a fast
+    # server's long answer was cut at the deadline as "still writing".  Measured as a
+    # ratio in the same run (4x the text: linear is 4x the time, quadratic 16x).
+    import time
+
+    def clean(size: int) -> float:
+        text = ("Refunds take fourteen days to process for every order [1]. " * 4000)[:size]
+        best = float("inf")
+        for _ in range(2):
+            s = AnswerStream(3)
+            began = time.perf_counter()
+            shown = "".join(s.feed(text[i:i + 7]) for i in range(0, len(text), 7))
+            tail, cleaned = s.finish()
+            best = min(best, time.perf_counter() - began)
+            assert shown + tail == cleaned.text and cleaned.cited == [1] and len(cleaned.text) > size - 100
+        return best
+
+    small, big = clean(50_000), clean(200_000)
+    assert big < 8 * small, (small, big)
+
+
+@pytest.mark.parametrize("parts", [["Refunds take 14 days [2][7[9", "]", "]."],
+                                   ["Refunds take 14 days [2] more [7[9", "]", "]."]])
+def test_a_group_round_a_stripped_one_is_held_until_its_closer_arrives(parts):
+    # "[7" before a stripped "[9]" was shown at once, so the "]" in the next delta made
+    # an uncounted "[7]" on screen that the whole answer strips.
+    text = "".join(parts)
+    whole = clean_citations(text, 3)
+    s = AnswerStream(3)
+    shown = "".join(s.feed(p) for p in parts)
+    tail, cleaned = s.finish()
+    assert "[7" not in shown + tail and shown + tail == cleaned.text == whole.text
+    assert cleaned.stripped == whole.stripped == 2 and cleaned.cited == [2]
+    streamed_every_way(text, 3)

@@ -230,7 +230,7 @@ class AnswerStream:
                     self.ws = self.ws or " "
                 self._append("[" + ", ".join(map(str, good)) + "]")
             elif nums:
-                if _LISTED.search(self.body) or listed:
+                if self._ends_listed() or listed:
                     self.body = self.body[:-1]  # "[1], [7]." is "[1]." once [7] goes: the comma listed it
                 self.stripped_at = len(self.body)
             pos = m.end()
@@ -238,38 +238,51 @@ class AnswerStream:
 
     def _label_at(self) -> int:
         """Where a last line that is, or may still become, a bare "Sources:" label begins."""
-        bare = _BARE_SOURCES.search(self.body)
+        # Only the text not shown yet can be a label held back: searched from there,
+        # not from the top at every delta (which made a long answer quadratic).
+        pos = max(0, self.shown - 1)
+        bare = _BARE_SOURCES.search(self.body, pos)
         if bare:
             return bare.start()
-        start = self.body.rfind("\n")
+        start = self.body.rfind("\n", pos)
+        if start < 0:
+            return len(self.body)
         line = self.body[start + 1:].strip().lower()
-        if start >= 0 and line and any(label.startswith(line) for label in _LABELS):
+        if line and any(label.startswith(line) for label in _LABELS):
             return len(self.body[:start].rstrip())  # where the bare label's match would begin
         return len(self.body)
+
+    def _ends_listed(self) -> bool:
+        """Whether the body ends in a citation with a list separator after it."""
+        return _LISTED.search(self.body, max(0, len(self.body) - 3)) is not None
 
     def _listed(self) -> bool:
         """Whether the body ends in a comma (or ";") right where a citation was stripped."""
         return self.stripped_at == len(self.body) - 1 and self.body[-1:] in (",", ";")
 
     def _append(self, text: str) -> None:
+        # Grown in a local with no other reference, so each character is appended in
+        # place: "self.body += ch" copied the whole answer per character (quadratic).
+        body, self.body = self.body, ""
         for i, ch in enumerate(text):
             if ch.isspace():
                 self.ws += ch
                 continue
-            if ch in _CLOSERS and self.stripped_at == len(self.body) and not self.ws:
-                outer = _CUT_GROUP.search(self.body)
-                if outer and outer.start() >= self.shown:  # "[1[9]]" once [9] goes: [1] is a citation, read as one
-                    group, self.body = _TRAIL.sub("", self.body[outer.start():]), self.body[:outer.start()]
+            if ch in _CLOSERS and self.stripped_at == len(body) and not self.ws:
+                outer = _CUT_GROUP.search(body, self.shown)
+                if outer:  # "[1[9]]" once [9] goes: [1] is a citation, read as one
+                    group, self.body = _TRAIL.sub("", body[outer.start():]), body[:outer.start()]
                     self.stripped_at = -1
                     self._prose(group + ch + text[i + 1:])
                     return
-            if self.body:  # leading whitespace is dropped
+            if body:  # leading whitespace is dropped
                 if "\n" in self.ws:
-                    self.body += self.ws if ch not in _PUNCT else self.ws.replace(" ", "").replace("\t", "")
+                    body += self.ws if ch not in _PUNCT else self.ws.replace(" ", "").replace("\t", "")
                 elif self.ws and ch not in _PUNCT:
-                    self.body += " "  # a run of spaces, or the gap a stripped citation left, is one space
+                    body += " "  # a run of spaces, or the gap a stripped citation left, is one space
             self.ws = ""
-            self.body += ch
+            body += ch
+        self.body = body
 
     def _release(self) -> str:
         """What may be shown now: nothing while the opening could still turn
@@ -287,9 +300,15 @@ class AnswerStream:
                 return ""
         # A comma after a citation (kept or stripped) is held back: the next citation may
         # be stripped, or follow a stripped one, and the comma goes with it.
-        end = len(self.body) - (1 if _LISTED.search(self.body) or self._listed() else 0)
+        end = len(self.body) - (1 if self._ends_listed() or self._listed() else 0)
         if not self.code:
             end = min(end, self._label_at())
+            if self.stripped_at == len(self.body) and not self.ws:
+                # "[7" right before a stripped "[9]": a closer in the next delta makes it
+                # the citation "[7]" (see _append), so it is held until that is decided.
+                outer = _CUT_GROUP.search(self.body, self.shown)
+                if outer:
+                    end = min(end, outer.start())
         out = self.body[self.shown:end]
         self.shown = max(self.shown, end)
         return out
