@@ -526,3 +526,46 @@ def test_a_pdf_that_cannot_be_opened_is_a_file_that_cannot_be_read(tmp_path):
         documents.load(tmp_path / "gone.pdf", "gone.pdf")  # it said "is not a readable PDF (IsADirectoryError ...)"
     with pytest.raises(documents.UnreadableDocument, match="^cannot be read: "):
         documents.load(tmp_path / "never.pdf", "never.pdf")
+
+
+def test_front_matter_after_an_empty_comment_restricts_the_page(tmp_path):
+    # "<!-->" read as opening a comment hid the front matter up to a later comment's "-->", and the
+    # text after that was published although the page says audience: staff.
+    doc = load(tmp_path, "a.md", "<!-->\n---\naudience: staff\n---\n# Payroll\n\nBands.\n\n<!-- ok -->\nSecret.\n")
+    assert doc.meta["audience"] == "staff"
+    assert [b.text for b in doc.blocks if b.kind == "para"] == ["Bands.", "Secret."]
+
+
+def test_a_file_saved_while_it_is_ingested_is_never_recorded_with_another_versions_text(tmp_path, monkeypatch):
+    # The hash came from one read and the chunks from a second: a save in between recorded the
+    # staff page's hash with the public draft's text, and once the staff page was back that
+    # draft was "unchanged", public and searchable for good.
+    folder = tmp_path / "docs"
+    staff = "---\naudience: staff\n---\n# Pay\n\nIGUANA bands.\n"
+    write(folder / "a.md", staff)
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    real = documents.load
+
+    def saved_meanwhile(path, rel, *args, **kw):
+        write(path, "# Pay\n\nIGUANA draft.\n")  # an editor saves the public draft as the ingest reads
+        return real(path, rel, *args, **kw)
+    monkeypatch.setattr(documents, "load", saved_meanwhile)
+    ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    monkeypatch.setattr(documents, "load", real)
+    write(folder / "a.md", staff)  # and the staff page is put back
+    ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert [(c.audience, c.text) for c in LocalIndex.load(cfg.index).scan(Scope.everything())] == \
+        [("staff", "IGUANA bands.")]
+
+
+def test_the_rebuild_command_of_an_index_built_through_links_follows_them_again(tmp_path):
+    # The command named --include but not --follow-links: run as advised, it dropped every linked page.
+    from citebot.index.store import open_index
+    folder = tmp_path / "docs"
+    write(folder / "ok.md", "# Fine\n\nA page.\n")
+    os.symlink(write(tmp_path / "shared" / "policy.md", "# Policy\n\nWALRUS rule.\n"), folder / "policy.md")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    ingest(folder, cfg, embedder=HashEmbedder(), follow_links=True, log=lambda m: None)
+    with pytest.raises(IndexError_) as e:
+        open_index(cfg.replace(chunk_tokens=100))
+    assert str(e.value).endswith(" --follow-links --rebuild")

@@ -212,3 +212,23 @@ def test_a_damaged_index_is_rebuilt_with_the_settings_that_built_it(tmp_path):
         "--set chunk_tokens=100 --set bm25_b=0.5 --rebuild")
     ingest(folder, cfg, rebuild=True, embedder=HashEmbedder(), log=lambda m: None)  # what that command runs
     assert len(LocalIndex.load(cfg.index)) == 6
+
+
+def test_the_rebuild_command_repeats_a_default_the_environment_sets_otherwise(tmp_path, monkeypatch):
+    # CITEBOT_CHUNK_TOKENS=100 built the index; "--set chunk_tokens=220" (the default) is refused, and
+    # the command left 220 out: run in that shell it rebuilt with 100, and the same refusal came back.
+    import shlex
+
+    from citebot import config
+    from citebot.index.build import ingest
+    from citebot.index.store import open_index
+    monkeypatch.setenv("CITEBOT_CHUNK_TOKENS", "100")
+    folder = docs(tmp_path)
+    built = config.load({"index": str(tmp_path / "idx"), "embed_model": "test/hash-8"})
+    ingest(folder, built, embedder=HashEmbedder(), log=lambda m: None)
+    asked = built.replace(chunk_tokens=220)
+    with pytest.raises(IndexError_) as e:
+        open_index(asked)
+    words = shlex.split(str(e.value).split("Rebuild it: ")[1])
+    flags = dict(words[i + 1].split("=", 1) for i, w in enumerate(words) if w == "--set")
+    assert config.load(flags).chunk_tokens == 220  # what that command runs with, in the same shell

@@ -97,3 +97,9 @@ def test_vitepress_containers_are_labelled_and_a_module_directive_is_dropped():
     lines = ["::: danger Never run DROPTABLE", "in production.", ":::", "::: tip", "Use it.", ":::", "::: pkg.mod"]
     assert markdown.clean(lines) == ["", "Danger (Never run DROPTABLE): in production.", "", "", "Tip: Use it.", "",
                                      ""]
+
+
+def test_an_empty_comment_closes_at_once_and_hides_nothing_after_it():
+    # "<!-->" and "<!--->" are whole comments (CommonMark, HTML): read as opening one, they hid the rest of the page.
+    assert markdown.clean(["Intro.", "<!-->", "## Install", "Run it."]) == ["Intro.", "", "## Install", "Run it."]
+    assert markdown.clean(["Intro <!---> text.", "After."]) == ["Intro  text.", "After."]

@@ -213,10 +213,11 @@ def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report, pat
             report.skipped.append((rel, f"unsupported file type {path.suffix or '(none)'}"))
             continue
         try:
-            digest = hashlib.sha1(path.read_bytes()).hexdigest()
+            data = path.read_bytes()  # hashed and parsed both: one read, one version of the file
         except OSError as e:
             report.skipped.append((rel, f"cannot be read: {e.strerror}"))
             continue
+        digest = hashlib.sha1(data).hexdigest()
         known = prev.sources.get(rel)
         # Unchanged file: no need to parse again (one that gave no chunks, an
         # empty page, is unchanged too, not "changed" on every run).
@@ -225,7 +226,7 @@ def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report, pat
             report.unchanged += 1
         else:
             try:
-                doc = documents.load(path, rel)
+                doc = documents.load(path, rel, data)
             except documents.UnreadableDocument as e:
                 report.skipped.append((rel, str(e)))
                 continue
@@ -287,7 +288,8 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     if not sources:
         progress.warn(f"no readable documents under {folder}; citebot reads {', '.join(documents.SUFFIXES)} "
                       "(the index is empty, so every question will be refused)")
-    same_place = prev.manifest.get("source_folder") == str(folder) and prev.manifest.get("include", []) == include
+    same_place = (prev.manifest.get("source_folder") == str(folder) and prev.manifest.get("include", []) == include
+                  and bool(prev.manifest.get("follow_links")) == follow_links)
     if prev.manifest and same_place and not (report.added or report.changed or report.removed):
         report.chunks = report.reused = len(chunks)
         report.seconds = progress.elapsed()
@@ -297,7 +299,8 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     counts = [prev.counts.get(k) or Counter(analyzer.analyze(c.search_text)) for k, c in zip(keys, chunks)]
     stamp = settings_stamp(cfg, emb.name if emb else prev.manifest["embed_model"],
                            emb.dim if emb else prev.manifest["embed_dim"])
-    manifest = dict(stamp, source_folder=str(folder), include=include, sources=sources, scopes=scope_values(chunks))
+    manifest = dict(stamp, source_folder=str(folder), include=include, follow_links=follow_links, sources=sources,
+                    scopes=scope_values(chunks))
     if cfg.backend == "milvus":
         from citebot.index import milvus
 

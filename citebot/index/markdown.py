@@ -185,6 +185,8 @@ def _drop_hidden(line: str, closer: str | None) -> tuple[str, str | None]:
                 kept.append(rest)
                 break
             kept.append(rest[:m.start()])
-            rest = rest[m.end():]
+            # "<!-->" and "<!--->" are whole (empty) comments (CommonMark, HTML): the closer may
+            # share the opener's dashes, or the comment ran on and hid the rest of the page.
+            rest = rest[m.start() + 2:] if m.group(1) is None else rest[m.end():]
             closer = "-->" if m.group(1) is None else rf"</{m.group(1)}[^>]*(?:>|$)"
     return "".join(kept), closer

@@ -126,7 +126,7 @@ def _first_content_line(lines: list[str]) -> int | None:
             i += 1
             continue
         while rest.startswith("<!--"):  # every comment that opens this line, each maybe over several lines
-            rest = rest[4:]
+            rest = rest[2:]  # "<!-->" and "<!--->" close at once: their closer shares the opener's dashes
             while "-->" not in rest:
                 i += 1
                 if i >= n:

@@ -45,8 +45,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # at a line end is joined, scope values written as names or UTF-16 with a terminator are read, /Lang
 # is a language tag and the catalog's /Lang counts (the sample's PDFs: chunks unchanged); 10: every
 # reader's language goes through schema.lang_tag (front matter's "en-US" and a "pt-br/" folder read as
-# "en", "pt", as <html lang="en-US"> did)
-CHUNKER_VERSION = 10
+# "en", "pt", as <html lang="en-US"> did); 11: "<!-->" and "<!--->" are whole comments (they hid the rest of
+# the page, and the front matter after one: a later comment's end then published the text below it)
+CHUNKER_VERSION = 11
 ANALYZER = "citebot-5"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone
 
@@ -166,16 +167,25 @@ def rebuild_command(manifest: dict, root, cfg=None) -> str:
     setting other than the default: those ``cfg`` gives (what the asker
     wants), else those the manifest records (a damaged index is rebuilt as
     it was built)."""
-    from citebot.config import DEFAULTS
+    from citebot.config import DEFAULTS, ConfigError, resolve
 
+    try:  # what the command gets where it runs without a --set: the config file's, the environment's
+        ambient = resolve()[0]
+    except (ConfigError, OSError):
+        ambient = DEFAULTS
     manifest = manifest if isinstance(manifest, dict) else {}
     include = "".join(f" --include {shlex.quote(str(g))}" for g in manifest.get("include") or [])
+    # Without it the rebuild drops every document read through a link out of the folder.
+    include += " --follow-links" if manifest.get("follow_links") is True else ""
     where = f"--index {shlex.quote(str(root))}"
     if manifest.get("backend") == "milvus":
         where = (f"--set backend=milvus --set milvus_uri={shlex.quote(str(manifest.get('milvus_uri')))} "
                  f"--set milvus_collection={shlex.quote(str(manifest.get('milvus_collection')))}")
     given = {k: getattr(cfg, k) for k in STAMPED_SETTINGS} if cfg is not None else stamped_settings(manifest)
-    sets = "".join(f" --set {k}={shlex.quote(str(v))}" for k, v in given.items() if v != getattr(DEFAULTS, k))
+    # A setting the asker gave as the default is repeated too when the environment or a config file
+    # sets another: without it the rebuild took theirs, and the same refusal came back.
+    sets = "".join(f" --set {k}={shlex.quote(str(v))}" for k, v in given.items()
+                   if v != getattr(DEFAULTS, k) or v != getattr(ambient, k))
     folder = manifest.get("source_folder")
     return f"python ingest.py {shlex.quote(str(folder)) if folder else 'FOLDER'} {where}{sets}{include} --rebuild"
 
