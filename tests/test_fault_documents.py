@@ -569,3 +569,19 @@ def test_the_rebuild_command_of_an_index_built_through_links_follows_them_again(
     with pytest.raises(IndexError_) as e:
         open_index(cfg.replace(chunk_tokens=100))
     assert str(e.value).endswith(" --follow-links --rebuild")
+
+
+@pytest.mark.parametrize("text", [
+    '+++\ntitle = "Pay"\n[params]\naudience = "staff"\n+++\n# Pay\n\nBands.\n',  # Hugo
+    "---\ntitle: Pay\nextra:\n  audience: staff\n---\n# Pay\n\nBands.\n",  # Zola, in YAML
+])
+def test_a_scope_key_in_a_site_generators_params_table_restricts_the_page(tmp_path, text):
+    # Hugo keeps a page's own fields under [params]: read as no key, the page a Hugo user marked staff was public.
+    assert load(tmp_path, "a.md", text).meta["audience"] == "staff"
+
+
+def test_a_scope_key_given_in_params_and_at_the_top_too_is_given_twice(tmp_path):
+    with pytest.raises(documents.UnreadableDocument, match="audience is given twice"):
+        load(tmp_path, "a.md", '+++\naudience = "public"\n[params]\naudience = "staff"\n+++\n# Pay\n')
+    with pytest.raises(documents.UnreadableDocument, match="did you mean .audience."):
+        load(tmp_path, "a.md", '+++\n[params]\naudiance = "staff"\n+++\n# Pay\n')

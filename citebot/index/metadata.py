@@ -190,7 +190,7 @@ def normalize(meta: dict, lines: Sequence[str] = (), line0: int = 1, place: str 
     """Known keys, case-insensitive, each a text value (or the document is unreadable).
     ``place``: where the keys are, when not on lines ("its PDF document info")."""
     out: dict = {}
-    for key, value in meta.items():
+    for key, value in _with_nested(meta):
         k = str(key).strip().lower()
         if k not in META_KEYS:
             # Other keys (author, tags ...) are the document's own business, but one a
@@ -214,6 +214,21 @@ def normalize(meta: dict, lines: Sequence[str] = (), line0: int = 1, place: str 
             raise UnreadableDocument(f"{where}: {k} is empty; remove the line or give a value")
         out[k] = text
     return out
+
+
+# Site generators keep a page's own fields in a table: Hugo's "[params]", Zola's
+# "[extra]".  A scope key there is the page's scope (read as no key at all, it
+# published a page a Hugo user had marked staff); given there and at the top
+# level too, it is given twice.
+NESTED = ("params", "extra")
+
+
+def _with_nested(meta: dict) -> list[tuple]:
+    items = list(meta.items())
+    for key, table in meta.items():
+        if str(key).strip().lower() in NESTED and isinstance(table, dict):
+            items += [(k, v) for k, v in table.items() if str(k).strip().lower() != "title"]
+    return items
 
 
 def _line_of(key, lines, line0: int) -> str:
