@@ -267,6 +267,8 @@ def test_links_out_of_the_folder_are_skipped_unless_asked(tmp_path):
     cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
     report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
     assert dict(report.skipped)["passwd.txt"].startswith("a link to a file outside the folder")
+    # A linked folder was passed by without a word: its pages were missing and no one was told.
+    assert dict(report.skipped)["linked-dir/"] == "a link to a folder outside the folder (--follow-links reads it)"
     assert {c.source for c in LocalIndex.load(cfg.index).scan(Scope.everything())} == {"ok.md", "alias.md"}
     report = ingest(folder, cfg, embedder=HashEmbedder(), follow_links=True, log=lambda m: None)
     assert "passwd.txt" in report.added and "linked-dir/passwd.txt" in report.added
