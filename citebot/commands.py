@@ -156,6 +156,8 @@ def queries_main(argv: list[str] | None = None, prog: str = "rewrite.py") -> int
     p.add_argument("--json", action="store_true", help="print one JSON object")
     cli.add_config_flags(p)
     args, cfg = cli.parse(p, argv)
+    if problem := cli.question_problem(args.turn):  # as bot.py and retrieve.py do: "" is no turn to plan
+        p.error(problem)
     from citebot.answer import llm
     from citebot.search import queries
 

@@ -76,6 +76,8 @@ def test_an_empty_or_runaway_question_is_a_usage_error():
     assert r.returncode == 2 and "--json needs --ask" in r.stderr
     r = run("retrieve.py", "   ")
     assert r.returncode == 2 and "give a question" in r.stderr
+    r = run("rewrite.py", "")  # it printed no queries and exited 0
+    assert r.returncode == 2 and "give a question" in r.stderr
     r = run("bot.py", "--ask", "why " * 2000)
     assert r.returncode == 2 and "ask in at most 4,000" in r.stderr
 
