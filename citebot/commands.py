@@ -228,6 +228,9 @@ def models_main(argv: list[str] | None = None, prog: str = "citebot models") -> 
         if where.path is not None:
             print(f"{spec} is already here: {safe_line(str(where.path))} ({where.how})")
             return cli.EXIT_OK
+        if where.how not in ("missing",):
+            return cli.fail(f"{safe_line(spec)} is {where.how}; give a hub id (owner/name) or the folder a model was "
+                            "saved to")
         try:
             path = hub.pull(spec)
         except (ConnectionError, ValueError) as e:
@@ -240,7 +243,7 @@ def models_main(argv: list[str] | None = None, prog: str = "citebot models") -> 
                            "path": str(w.path) if w.path else None} for w in found], indent=2))
         return cli.EXIT_OK
     for w in found:
-        state = f"{w.how}: {safe_line(str(w.path))}" if w.path else "missing"
+        state = f"{w.how}: {safe_line(str(w.path))}" if w.path else w.how
         print(f"{w.role:14} {safe_line(w.spec):45} {state}")
     if found[1].path is None and cfg.use_rerank:
         print(dim("rerank is off until a cross-encoder is here: citebot models pull"))

