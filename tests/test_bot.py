@@ -144,6 +144,9 @@ def test_show_prints_the_whole_chunk_with_file_and_lines(sample_engine, tmp_path
     assert where == chunk.location and "\n".join(body) == chunk.text
     assert render.show_text(turn, "0").startswith("Usage: /show N") and render.show_text(turn, "x").startswith("Usage")
     assert render.show_text(None, "1").startswith("Nothing to show")
+    refused = convo(sample_engine, tmp_path, with_llm=False).ask("how do I bake sourdough bread?")
+    assert refused.refused and not refused.context.shown
+    assert render.show_text(refused, "1") == "The last answer showed no sources; /why says what was searched."
 
 
 def test_why_lists_every_query_and_a_row_per_hit(sample_engine, tmp_path):

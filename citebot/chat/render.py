@@ -68,8 +68,10 @@ def sources_text(turn: Turn | None) -> str:
 
 
 def show_text(turn: Turn | None, arg: str) -> str:
-    if turn is None or not turn.context.shown:
+    if turn is None:
         return "Nothing to show yet: ask a question first."
+    if not turn.context.shown:  # a refusal before any source was read ("ask a question first" read wrong)
+        return "The last answer showed no sources; /why says what was searched."
     shown = turn.context.shown
     arg = arg.strip().lstrip("0") or "0"
     # "²" is a digit to isdigit; a number of thousands of digits is past int()'s limit (ValueError)
