@@ -315,7 +315,13 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
         lo, hi = min(lo, j), max(hi, j)
     quote = [same[j].unit for j in range(lo, hi + 1)]
     if quote[-1].text.rstrip().endswith((":", "：")) and hi + 1 in chunk:
-        quote.append(chunk[hi + 1].unit)
+        nxt = chunk[hi + 1].unit
+        if len(quote) < limit or nxt.kind != "sentence":
+            quote.append(nxt)
+        elif quote[0] != best.unit:  # a fourth sentence: room is made at the end far from what is introduced
+            quote = [*quote[1:], nxt]
+        elif quote[-1] != best.unit:  # an introduction whose sentence would be one too many stays out
+            quote.pop()
     # One neighbour of another kind may join when it is about the question too:
     # the sentence that says what a code block does, the code a sentence introduces.
     other = [j for j in (quote[0].i - 1, quote[-1].i + 1) if j in chunk and chunk[j].unit.kind != best.unit.kind
