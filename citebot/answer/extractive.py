@@ -315,11 +315,11 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
         lo, hi = min(lo, j), max(hi, j)
     quote = [same[j].unit for j in range(lo, hi + 1)]
     if quote[-1].text.rstrip().endswith((":", "：")) and hi + 1 in chunk:
-        nxt = chunk[hi + 1].unit
-        if len(quote) < limit or nxt.kind != "sentence":
-            quote.append(nxt)
+        introduced = chunk[hi + 1].unit
+        if len(quote) < limit or introduced.kind != "sentence":
+            quote.append(introduced)
         elif quote[0] != best.unit:  # a fourth sentence: room is made at the end far from what is introduced
-            quote = [*quote[1:], nxt]
+            quote = [*quote[1:], introduced]
         elif quote[-1] != best.unit:  # an introduction whose sentence would be one too many stays out
             quote.pop()
     # One neighbour of another kind may join when it is about the question too:
