@@ -232,3 +232,18 @@ def test_the_rebuild_command_repeats_a_default_the_environment_sets_otherwise(tm
     words = shlex.split(str(e.value).split("Rebuild it: ")[1])
     flags = dict(words[i + 1].split("=", 1) for i, w in enumerate(words) if w == "--set")
     assert config.load(flags).chunk_tokens == 220  # what that command runs with, in the same shell
+
+
+def test_a_model_folder_is_stamped_by_where_it_is_not_as_typed(tmp_path, monkeypatch):
+    # "./model" typed in two project folders names two models; stamped as typed, an index
+    # embedded by one passed the settings check when searched with the other.
+    from citebot.index.store import expected_stamp
+
+    for name in ("a", "b"):
+        (tmp_path / name / "model").mkdir(parents=True)
+    stamps = []
+    for name in ("a", "b"):
+        monkeypatch.chdir(tmp_path / name)
+        stamps.append(expected_stamp(Config(embed_model="./model"))["embed_model"])
+    assert stamps == [str(tmp_path / "a" / "model"), str(tmp_path / "b" / "model")]
+    assert expected_stamp(Config(embed_model="org/some-model"))["embed_model"] == "org/some-model"  # a hub id as given

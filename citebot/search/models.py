@@ -33,8 +33,14 @@ class ModelUnavailable(RuntimeError):
 
 
 def model_name(spec: str) -> str:
-    """The name stamped into the index manifest for an embedding model spec."""
-    return {PACKAGED: PACKAGED_NAME, E5: E5_NAME}.get(spec, spec)
+    """The name stamped into the index manifest for an embedding model spec; a
+    model folder is named by where it is ("./model" typed in two folders is two
+    models: stamped as typed, the second passed the settings check)."""
+    named = {PACKAGED: PACKAGED_NAME, E5: E5_NAME}.get(spec)
+    if named is not None:
+        return named
+    folder = Path(spec).expanduser()
+    return str(folder.resolve()) if folder.is_dir() else spec
 
 
 class E5Embedder:
