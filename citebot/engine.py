@@ -29,6 +29,7 @@ from citebot.answer.extractive import (
     answer_type,
     asks_steps,
     compose,
+    form_terms,
     score_units,
     unknown_identifier,
     variants,
@@ -238,7 +239,7 @@ class Engine:
         question = r.queries[self._question(turn.plan)]
         ex = compose(turn.scored, self.cfg.min_answer_score, self.cfg.answer_sentences, answer_type(question),
                      {t: s.idf for t, s in r.stats.items()}, strongest=len(turn.context.shown),
-                     steps=asks_steps(question))
+                     steps=asks_steps(question), form=form_terms(question))
         if ex.text == REFUSAL:
             return self._refuse(turn, ex.reason, on_text)
         # The quotes are the documents' own text with the answerer's marks: not

@@ -425,6 +425,21 @@ def test_a_second_quote_only_for_a_distinct_part_of_the_question():
     assert both.cited == [2, 1] and both.quoted == [2, 1]
 
 
+def test_the_words_that_ask_for_a_duration_are_no_part_a_second_quote_can_add():
+    # "how long do refunds take?" was answered with the refund sentence and "A long ride can take
+    # 2 minutes.": "long" and "take" say the answer is a duration, not what it is about.
+    assert ex_mod.form_terms("how long do refunds take?") == frozenset(terms("long take")[0])
+    assert ex_mod.form_terms("what is the maximum size?") == frozenset(terms("what is the maximum")[0])
+    assert ex_mod.form_terms("which tents are covered?") == frozenset()
+    ctx = answer_ctx.Context([hit(2, "A long ride can take 2 minutes to sync."),
+                              hit(1, "Refunds take 14 days to arrive.")])
+    q = "how long do refunds take?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    # Both score 2/3 + 0.15 (a duration); the refunds chunk is the strongest shown (TOP_CHUNK) and leads.
+    # The ride adds "long" to it, 1/3 of the question's terms (PART), but only an answer-kind word: no second quote.
+    assert ex.text == "“Refunds take 14 days to arrive.” [2]"
+
+
 def test_a_unit_of_the_asked_kind_leads_when_it_scores_close():
     ctx = answer_ctx.Context([hit(1, "The tent floor warranty covers leaks."), hit(2, "Tent warranty lasts 5 years.")])
     q = "how long is the tent floor warranty?"  # long, tent, floor, warranti

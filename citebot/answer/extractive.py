@@ -217,6 +217,24 @@ ANSWER_TYPES = [
 ]
 
 
+# "how long does it take?" asks for a duration with "take" as much as with "how long".
+_DURATION_VERBS = re.compile(r"\b(?:take|takes|took|last|lasts)\b", re.I)
+
+
+def form_terms(question: str) -> frozenset[str]:
+    """The question's terms that say what kind of answer it wants ("long" and
+    "take" of "how long does it take?"), not what it is about: a second quote
+    that only adds them ("a long ride can take 2 minutes") answers no part of
+    the question."""
+    for q, _ in ANSWER_TYPES:
+        spans = [m.group(0) for m in q.finditer(question)]
+        if spans:
+            if q is ANSWER_TYPES[0][0]:
+                spans += _DURATION_VERBS.findall(question)
+            return frozenset(analyzer.analyze(" ".join(spans)))
+    return frozenset()
+
+
 def in_range(numbers: Sequence[float], text: str) -> bool:
     """Whether a range in ``text`` ("170-180", "5 to 10") holds one of ``numbers``."""
     return any(lo < hi and any(lo <= x <= hi for x in numbers)
@@ -366,13 +384,16 @@ def asks_steps(question: str) -> bool:
 
 
 def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re.Pattern | None = None,
-            idf: Mapping[str, float] | None = None, strongest: int | None = None, steps: bool = False) -> Extract:
+            idf: Mapping[str, float] | None = None, strongest: int | None = None, steps: bool = False,
+            form: frozenset[str] = frozenset()) -> Extract:
     """The quotes; ``kind`` is what an answer must hold (a duration for "how
     long"): a unit holding it leads when it scores within ``LEAD`` of the
     best (a table row only when it holds the best unit's question terms too); ``idf`` weighs the question's terms (a second quote must add
     ``PART`` of their mass); ``strongest``: the number of the strongest chunk
     shown (the last), whose units get ``TOP_CHUNK`` when the lead is chosen;
-    ``steps``: the question asks for a procedure (``asks_steps``).
+    ``steps``: the question asks for a procedure (``asks_steps``); ``form``:
+    the question's answer-kind terms (``form_terms``), no part of the question
+    for a second quote to add.
     Every threshold (``min_score``, ``LEAD``, ``SECOND``) reads the units' own
     scores: the bonus picks among units, it never lets a weaker one through."""
     if not scored:
@@ -393,9 +414,9 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         best = next((s for s in ranked if s.score >= LEAD * best.score and kind.search(s.unit.text)
                      and (s.unit.kind != "row" or s.terms >= best.terms)), best)
     quotes = [(steps and _steps(best, scored)) or _window(best, scored, max_units)]
-    covered = set().union(*(s.terms for s in scored if s.unit in quotes[0]))
+    covered = set().union(*(s.terms for s in scored if s.unit in quotes[0])) | form
     mass = idf or {}
-    total = sum(mass.get(t, 1.0) for t in set().union(*(s.terms for s in scored))) or 1.0
+    total = sum(mass.get(t, 1.0) for t in set().union(*(s.terms for s in scored)) - form) or 1.0
 
     def adds(s: Scored) -> bool:
         return sum(mass.get(t, 1.0) for t in s.terms - covered) >= PART * total
@@ -422,4 +443,5 @@ def extractive(question: str, terms: Sequence[Sequence[str]], ctx: Context, stat
     weighted = weighted if weighted is not None else [dict.fromkeys(ts, 1.0) for ts in terms]
     scored = score_units(question, weighted, ctx, stats, embed, question_vector, embed_top)
     return compose(scored, min_score, max_sentences, answer_type(question),
-                   {t: stats[t].idf for ts in terms for t in ts}, strongest=len(ctx.shown), steps=asks_steps(question))
+                   {t: stats[t].idf for ts in terms for t in ts}, strongest=len(ctx.shown), steps=asks_steps(question),
+                   form=form_terms(question))
