@@ -251,3 +251,23 @@ def test_answers_are_never_diagnosed_from_the_unfiltered_leak_check(sample_index
     r = evaluate(engine.cfg, ROOT / "golden.json", answers=True, ids=["q001"], configs=["bm25", "no-filters"],
                  engine=engine)
     assert r["diagnosed"] == "bm25"
+
+
+def test_questions_without_a_split_are_halved_once_for_every_use_and_a_conversation_stays_together(tmp_path):
+    from types import SimpleNamespace
+
+    from citebot.measurement import refusal
+
+    qs = [{"id": f"s{i}", "question": f"question number {i}?"} for i in range(20)]
+    qs += [{"id": "c1", "question": "how do I turn on 2FA?"},  # the next one's first turn, asked alone
+           {"id": "c2", "turns": ["how do I turn on 2FA?", "what if I lose my phone?"]}]
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"questions": qs}), encoding="utf-8")
+    gold = load_golden(path)
+    tune, report = {q.id for q in gold.select("tune")}, {q.id for q in gold.select("report")}
+    # Disjoint and covering: before, both halves were empty (a sweep ran on no question at all).
+    assert tune and report and not tune & report and tune | report == {q["id"] for q in qs}
+    assert {"c1", "c2"} <= tune or {"c1", "c2"} <= report
+    # The refusal fit's halves are the evaluation's (it hashed the id instead).
+    engine = SimpleNamespace(assess=lambda *a: (SimpleNamespace(signals=None), None))
+    assert {c.qid for c in refusal.golden_cases(engine, path, "g") if c.split == "tune"} == tune

@@ -11,6 +11,7 @@ labels.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,12 @@ from citebot.measurement import diagnose
 from citebot.schema import Chunk, Scope
 
 SPLITS = ("tune", "report")
+
+
+def half(key: str) -> str:
+    """The half an item without a ``split`` goes to: a hash of ``key``, the
+    same on every run (what the items that must stay together share)."""
+    return "tune" if int(hashlib.sha1(key.encode()).hexdigest(), 16) % 2 == 0 else "report"
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,13 @@ class Question:
     @property
     def history(self) -> list[str]:
         return list(self.turns[:-1])
+
+    @property
+    def half(self) -> str:
+        """Its ``split``, else a hash of its first turn: every half (the
+        evaluation's, a sweep's, the refusal fit's) is the same one, and the
+        turns of one conversation (which share the first) never sit in both."""
+        return self.split or half(self.turns[0].strip())
 
     @classmethod
     def from_dict(cls, d: dict) -> Question:
@@ -65,7 +79,7 @@ class GoldenSet:
 
     def select(self, split: str | None = None, ids: list[str] | None = None,
                limit: int | None = None) -> list[Question]:
-        qs = [q for q in self.questions if split in (None, "all") or q.split == split]
+        qs = [q for q in self.questions if split in (None, "all") or q.half == split]
         if ids:
             qs = [q for q in qs if q.id in set(ids)]
         return qs[:limit] if limit else qs

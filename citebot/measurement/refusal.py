@@ -27,7 +27,6 @@ halves (``TARGETS``, summed over sources), then the best mean refusal F1.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from citebot.answer import gate
 from citebot.config import ROOT, Config
 from citebot.engine import Engine
 from citebot.measurement import benchmarks, metrics
-from citebot.measurement.golden import load_golden
+from citebot.measurement.golden import half, load_golden
 from citebot.measurement.report import columns, fmt
 from citebot.schema import Scope
 from citebot.search.models import Models
@@ -58,10 +57,6 @@ class Case:
     signals: gate.Signals | None  # None: refused before the gate (floor, unknown identifier)
 
 
-def half(qid: str) -> str:
-    return "tune" if int(hashlib.sha1(qid.encode()).hexdigest(), 16) % 2 == 0 else "report"
-
-
 def _case(engine: Engine, source: str, qid: str, split: str, answerable: bool, text: str,
           history: list[str], scope: Scope) -> Case:
     turn, _ = engine.assess(text, history, scope)  # the gate's signals; nothing is answered
@@ -70,7 +65,7 @@ def _case(engine: Engine, source: str, qid: str, split: str, answerable: bool, t
 
 def golden_cases(engine: Engine, path: Path, source: str) -> list[Case]:
     gold = load_golden(path)
-    return [_case(engine, source, q.id, q.split or half(q.id), q.answerable, q.text, q.history, q.scope)
+    return [_case(engine, source, q.id, q.half, q.answerable, q.text, q.history, q.scope)
             for q in gold.questions]
 
 
