@@ -266,3 +266,25 @@ def test_the_evaluation_header_names_the_milvus_collection_and_never_the_token()
     cfg = Config(backend="milvus", milvus_uri="/tmp/x.db", milvus_collection="golden", milvus_token="s3cret")
     assert index_label(cfg) == "Milvus collection golden at /tmp/x.db"
     assert index_label(Config(index="/tmp/idx")) == "/tmp/idx"
+
+
+def test_a_k_beyond_what_milvus_returns_is_capped_not_a_crash(tmp_path):
+    # --set sparse_k=10**20 works on the local backend; Milvus got limit k + 16 and raised.
+    cfg = Config(backend="milvus", milvus_uri=str(tmp_path / "big.db"), milvus_collection="big")
+    chunks = [Chunk(f"c{i}", f"d{i}.md", "", (), f"refund rule {i}", 1, 1) for i in range(3)]
+    vec = np.tile(np.eye(1, 8, dtype=np.float32), (3, 1))
+    mv.write(cfg, chunks, vec, [Counter(analyze(c.search_text)) for c in chunks],
+             {"embed_model": "x", "embed_dim": 8, "source_folder": "t", "sources": {}}, None)
+    idx = mv.MilvusIndex.open(cfg)
+    asked = []
+    real = idx.client.search
+
+    def spy(*a, **kw):
+        asked.append((kw["limit"], kw["search_params"].get("params", {}).get("ef")))
+        return real(*a, **kw)
+    idx.client.search = spy
+    for k in (10 ** 20, mv.TOPK_MAX):
+        assert [h.id for h in idx.sparse_search(["refund"], Scope(), k)] == ["c0", "c1", "c2"]
+        assert [h.id for h in idx.dense_search(vec[0], Scope(), k)] == ["c0", "c1", "c2"]
+    assert all(limit <= mv.TOPK_MAX and (ef is None or ef <= 4 * mv.TOPK_MAX) for limit, ef in asked)
+    idx.client.close()

@@ -198,7 +198,7 @@ class MilvusIndex:
     def dense_search(self, vector: np.ndarray, scope: Scope, k: int) -> list[Hit]:
         found = self._search(k, data=[np.asarray(vector, dtype=np.float32).tolist()], anns_field="dense",
                              filter=scope_filter(scope),
-                             search_params={"metric_type": "COSINE", "params": {"ef": max(64, 4 * k)}})
+                             search_params={"metric_type": "COSINE", "params": {"ef": max(64, 4 * min(k, TOPK_MAX))}})
         return [Hit(_chunk(e), rank=i, score=s, ranks={"dense": i}, scores={"dense": s})
                 for i, (s, e) in enumerate(found, 1)]
 
@@ -208,7 +208,8 @@ class MilvusIndex:
         grows until the k-th score's tie group ends inside what came back (a
         cut at k picked an arbitrary tied chunk: the top hit at k = 1 was not
         the one at k = 10)."""
-        limit = k + TIE_SLACK
+        k = min(k, TOPK_MAX)  # a larger k (sparse_k = 10**20) was sent on, and Milvus raised
+        limit = min(k + TIE_SLACK, TOPK_MAX)
         params = request.pop("search_params")
         while True:
             if "ef" in params.get("params", {}):  # HNSW's ef must be at least the limit
