@@ -128,8 +128,14 @@ class Config:
             raise ConfigError("bm25_k1 must be >= 0 and bm25_b within [0, 1]")
         if self.llm_timeout <= 0 or self.llm_deadline <= 0 or self.llm_retries < 0:
             raise ConfigError("llm_timeout and llm_deadline must be > 0 and llm_retries >= 0")
-        if not self.index:
+        if not self.index.strip():
             raise ConfigError("index must name a directory")
+        for key in ("embed_model", "rerank_model", "model", "milvus_uri", "data_dir"):
+            if not getattr(self, key).strip():  # "" is the current folder, or fails at run time with exit 1
+                raise ConfigError(f"{key} is empty; give a value (the default is {getattr(Config, key)!r})")
+        if self.milvus_lite and not self.milvus_uri.endswith(".db") and not self.milvus_uri.startswith("unix:"):
+            raise ConfigError(f"milvus_uri must be a milvus-lite file ending in .db (such as ./citebot.db) or a "
+                              f"server address such as http://host:19530, got {self.milvus_uri!r}")
         if self.backend not in ("local", "milvus"):
             raise ConfigError(f'backend must be "local" or "milvus", got {self.backend!r}')
         # IVF_FLAT is left out: behind a scope filter its default 8 probes found 4 of 20 hits.
@@ -137,7 +143,8 @@ class Config:
             raise ConfigError(f"milvus_index must be FLAT, HNSW or AUTOINDEX, got {self.milvus_index!r}")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,200}", self.milvus_collection):
             raise ConfigError("milvus_collection must be letters, digits and _ (starting with a letter or _)")
-        if not Path(self.synonyms).is_file():  # found here, a usage error (2), not a failed question (1)
+        # Only when it is read: the message below offers use_expansion=false as the way out.
+        if self.use_expansion and not Path(self.synonyms).is_file():  # found here, a usage error (2), not a failed question (1)
             raise ConfigError(f"synonyms must name a JSON file, and {self.synonyms!r} is "
                               f"{'a folder' if Path(self.synonyms).is_dir() else 'not there'}; "
                               "give the file, or --set use_expansion=false for none")

@@ -72,3 +72,30 @@ def test_config_command_prints_each_source(tmp_path):
     r = subprocess.run([sys.executable, str(ROOT / "config.py"), "--set", "rrf_k=zero"],
                        capture_output=True, text=True, env=env, cwd=tmp_path)
     assert r.returncode == 2 and "rrf_k" in r.stderr
+
+
+def test_switching_expansion_off_needs_no_synonym_file(tmp_path):
+    # The error for a missing synonyms file says "--set use_expansion=false for none": that must work.
+    f = tmp_path / "c.toml"
+    f.write_text(f'synonyms = "{tmp_path / "gone.json"}"\n')
+    with pytest.raises(config.ConfigError, match="use_expansion=false"):
+        config.load(env={}, file=f)
+    cfg = config.load({"use_expansion": "false"}, env={}, file=f)
+    assert cfg.use_expansion is False
+    with pytest.raises(config.ConfigError, match="synonyms"):  # switched on again, the file is checked
+        cfg.replace(use_expansion=True)
+
+
+@pytest.mark.parametrize("key", ["embed_model", "rerank_model", "model", "milvus_uri", "data_dir", "index"])
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_name_is_a_usage_error_naming_the_key(key, value):
+    # Taken, "" was the current folder (data_dir, embed_model) or failed at run time with exit 1.
+    with pytest.raises(config.ConfigError, match=key):
+        config.load({key: value}, env={})
+
+
+def test_a_milvus_lite_file_must_end_in_db():
+    # pymilvus refuses any other file name; found at run time it read as a lock held by another process.
+    with pytest.raises(config.ConfigError, match="milvus_uri"):
+        config.load({"milvus_uri": "/tmp/folder"}, env={})
+    assert config.load({"milvus_uri": "http://host:19530"}, env={}).milvus_uri == "http://host:19530"
