@@ -118,10 +118,14 @@ class Config:
                 raise ConfigError(f"{key} must be at least 1, got {getattr(self, key)!r}")
         if self.rerank_pool < self.final_k:
             raise ConfigError(f"rerank_pool ({self.rerank_pool}) must be >= final_k ({self.final_k})")
-        for key in ("min_cosine", "min_coverage", "dedup_overlap", "min_answer_score", "gate_threshold"):
+        for key in ("min_cosine", "min_answer_score"):  # a cosine may be negative
             v = getattr(self, key)
             if not -1.0 <= v <= 1.0:
                 raise ConfigError(f"{key} must be between -1 and 1, got {v!r}")
+        for key in ("min_coverage", "dedup_overlap", "gate_threshold"):  # a share, a share, a probability
+            v = getattr(self, key)
+            if not 0.0 <= v <= 1.0:
+                raise ConfigError(f"{key} must be between 0 and 1, got {v!r}")
         if self.weight_sparse < 0 or self.weight_dense < 0 or not (self.weight_sparse or self.weight_dense):
             raise ConfigError("weight_sparse and weight_dense must be >= 0 and not both 0")
         if self.bm25_k1 < 0 or not 0 <= self.bm25_b <= 1:

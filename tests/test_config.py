@@ -99,3 +99,11 @@ def test_a_milvus_lite_file_must_end_in_db():
     with pytest.raises(config.ConfigError, match="milvus_uri"):
         config.load({"milvus_uri": "/tmp/folder"}, env={})
     assert config.load({"milvus_uri": "http://host:19530"}, env={}).milvus_uri == "http://host:19530"
+
+
+@pytest.mark.parametrize("key", ["min_coverage", "dedup_overlap", "gate_threshold"])
+def test_a_share_or_a_probability_below_zero_is_a_usage_error(key):
+    # -0.5 was taken and meant nothing a share or a probability can mean.
+    with pytest.raises(config.ConfigError, match=f"{key} must be between 0 and 1, got -0.5"):
+        config.load({key: "-0.5"}, env={})
+    assert config.load({"min_cosine": "-0.5"}, env={}).min_cosine == -0.5  # a cosine may be negative
