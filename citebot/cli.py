@@ -62,7 +62,11 @@ def config_flags(args: argparse.Namespace) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise config.ConfigError(f"--set needs KEY=VALUE, got {item!r}")
-        flags[key.strip()] = value.strip()
+        key = key.strip()
+        if key == "index" and flags["index"] is not None and flags["index"] != value.strip():
+            # Both given: one silently won, and config.py named the other as the source.
+            raise config.ConfigError("the index is given twice (--index and --set index=); give one")
+        flags[key] = value.strip()
     return flags
 
 

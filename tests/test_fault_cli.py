@@ -149,3 +149,11 @@ def test_every_json_output_parses():
     assert r.returncode == 0 and json.loads(r.stdout)["followup"] == "what frame size fits 175 cm? and for size L?"
     r = run("config.py", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["final_k"]["value"] == 5
+
+
+def test_an_index_given_twice_is_a_usage_error():
+    # --set index=X beside --index Y: one silently won, and config.py named --index as its source.
+    r = run("config.py", "--index", "/tmp/a", "--set", "index=/tmp/b")
+    assert r.returncode == 2 and "the index is given twice" in r.stderr
+    r = run("config.py", "--index", "/tmp/a", "--set", "index=/tmp/a")  # the same twice is one
+    assert r.returncode == 0
