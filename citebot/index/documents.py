@@ -207,14 +207,14 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True) -> 
     return blocks
 
 
-def load_markdown(path: Path, rel: str, data: bytes | None = None) -> Document:
-    meta, lines, skipped = split_front_matter(_read_text(path, data))
+def load_markdown(path: Path, rel: str, data: bytes) -> Document:
+    meta, lines, skipped = split_front_matter(_decode(data))
     blocks = parse_markdown(markdown.clean(lines), skipped)
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
 
 
-def load_text(path: Path, rel: str, data: bytes | None = None) -> Document:
-    meta, lines, skipped = split_front_matter(_read_text(path, data))
+def load_text(path: Path, rel: str, data: bytes) -> Document:
+    meta, lines, skipped = split_front_matter(_decode(data))
     # Plain text has no heading syntax: '#' lines are text, not structure.
     blocks = parse_markdown(lines, skipped, headings=False)
     first = next((line.strip() for line in lines if line.strip()), path.stem)
@@ -225,10 +225,9 @@ _BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\x
          (b"\xfe\xff", "utf-16"), (b"\xef\xbb\xbf", "utf-8-sig"))
 
 
-def _read_html_text(path: Path, data: bytes | None = None) -> str:
+def _read_html_text(data: bytes) -> str:
     """An HTML file's text: UTF-8 (or a byte-order mark's), else the charset
     its ``<meta>`` declares, as a browser reads it."""
-    data = path.read_bytes() if data is None else data
     try:
         return _decode(data)
     except UnreadableDocument:
@@ -241,10 +240,6 @@ def _read_html_text(path: Path, data: bytes | None = None) -> str:
             raise UnreadableDocument(f"is not valid text in the charset its <meta> declares "
                                      f"({m.group(1).decode('ascii', 'replace')}); convert it to UTF-8 "
                                      "and ingest again") from None
-
-
-def _read_text(path: Path, data: bytes | None = None) -> str:
-    return _decode(path.read_bytes() if data is None else data)
 
 
 def _decode(data: bytes) -> str:
@@ -407,10 +402,10 @@ def _string_line(node) -> int:
     return line + text[:len(text) - len(text.lstrip())].count("\n")
 
 
-def load_html(path: Path, rel: str, data: bytes | None = None) -> Document:
+def load_html(path: Path, rel: str, data: bytes) -> Document:
     from bs4 import BeautifulSoup
 
-    text = _read_html_text(path, data)
+    text = _read_html_text(data)
     # Front matter above the HTML (Jekyll, Hugo) restricts the page like a
     # <meta> tag; its lines are blanked so the parser's line numbers hold.  The
     # lines are joined with "\n" whatever ended them: a lone "\r" is a line end
@@ -446,10 +441,9 @@ def _merge_list_items(blocks: list[Block]) -> list[Block]:
 
 
 # --- PDF ---------------------------------------------------------------------
-def load_pdf(path: Path, rel: str, data: bytes | None = None) -> Document:
+def load_pdf(path: Path, rel: str, data: bytes) -> Document:
     import pypdf
 
-    data = path.read_bytes() if data is None else data  # read once: pypdf reads the whole file too, and the cut-update check needs it
     try:
         with _pypdf_warnings() as opening:  # a document info written into the trailer is parsed here
             reader = pypdf.PdfReader(io.BytesIO(data))
@@ -578,12 +572,13 @@ LOADERS = {".md": load_markdown, ".markdown": load_markdown, ".txt": load_text,
 def load(path: Path, rel: str, data: bytes | None = None) -> Document:
     """``data``: the file's bytes when the caller read them (an ingest hashes the
     very bytes it parses: a file saved between two reads was recorded with one
-    version's hash and the other's text)."""
+    version's hash and the other's text).  The file is read here once, and every
+    loader parses those bytes (a PDF's cut-update check reads them too)."""
     loader = LOADERS.get(path.suffix.lower())
     if loader is None:
         raise UnreadableDocument(f"unsupported file type {path.suffix or '(none)'}; supported: {', '.join(SUFFIXES)}")
     try:
-        doc = loader(path, rel, data)
+        doc = loader(path, rel, path.read_bytes() if data is None else data)
     except OSError as e:
         raise UnreadableDocument(f"cannot be read: {e.strerror or e}") from None
     doc.title = doc.meta["title"]
