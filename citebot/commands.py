@@ -228,7 +228,7 @@ def models_main(argv: list[str] | None = None, prog: str = "citebot models") -> 
         if where.path is not None:
             print(f"{spec} is already here: {safe_line(str(where.path))} ({where.how})")
             return cli.EXIT_OK
-        if where.how not in ("missing",):
+        if where.how != "missing":  # a folder that holds no model: nothing to download
             return cli.fail(f"{safe_line(spec)} is {where.how}; give a hub id (owner/name) or the folder a model was "
                             "saved to")
         try:

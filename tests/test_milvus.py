@@ -29,6 +29,18 @@ def milvus_sample(tmp_path_factory, embedder, sample_index):
     return Engine(open_index(cfg), cfg, Models(embedder, None))
 
 
+def spy_on_search(idx) -> list[tuple[int, int | None]]:
+    """(limit, ef) of every search request the index sends to Milvus from now on."""
+    asked: list[tuple[int, int | None]] = []
+    real = idx.client.search
+
+    def spy(*a, **kw):
+        asked.append((kw["limit"], kw["search_params"].get("params", {}).get("ef")))
+        return real(*a, **kw)
+    idx.client.search = spy
+    return asked
+
+
 def test_tied_hits_are_the_same_whatever_k_is(tmp_path):
     cfg = Config(backend="milvus", milvus_uri=str(tmp_path / "k.db"), milvus_collection="k")
     ids = [f"c{i:02d}" for i in range(30)]
@@ -41,13 +53,7 @@ def test_tied_hits_are_the_same_whatever_k_is(tmp_path):
     for search, q in ((idx.sparse_search, analyze("refund")), (idx.dense_search, vec[0])):
         assert [h.id for h in search(q, Scope(), 10)] == ids[:10]
         assert [h.id for h in search(q, Scope(), 1)] == ids[:1]
-    asked = []
-    real = idx.client.search
-
-    def spy(*a, **kw):
-        asked.append((kw["limit"], kw["search_params"].get("params", {}).get("ef")))
-        return real(*a, **kw)
-    idx.client.search = spy
+    asked = spy_on_search(idx)
     idx.dense_search(vec[0], Scope(), 10)
     # The limit grew past the 30 ties (26, then 104); HNSW's ef grew with it (it must be >= the limit).
     assert asked == [(26, 64), (104, 104)]
@@ -276,13 +282,7 @@ def test_a_k_beyond_what_milvus_returns_is_capped_not_a_crash(tmp_path):
     mv.write(cfg, chunks, vec, [Counter(analyze(c.search_text)) for c in chunks],
              {"embed_model": "x", "embed_dim": 8, "source_folder": "t", "sources": {}}, None)
     idx = mv.MilvusIndex.open(cfg)
-    asked = []
-    real = idx.client.search
-
-    def spy(*a, **kw):
-        asked.append((kw["limit"], kw["search_params"].get("params", {}).get("ef")))
-        return real(*a, **kw)
-    idx.client.search = spy
+    asked = spy_on_search(idx)
     for k in (10 ** 20, mv.TOPK_MAX):
         assert [h.id for h in idx.sparse_search(["refund"], Scope(), k)] == ["c0", "c1", "c2"]
         assert [h.id for h in idx.dense_search(vec[0], Scope(), k)] == ["c0", "c1", "c2"]

@@ -98,10 +98,10 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
         seen.add(here)
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not excluded(Path(dirpath) / d))
         if not follow_links:  # os.walk passes such a link by without a word: its pages were missing, unreported
-            for d in dirnames:
-                target = real(Path(dirpath) / d) if (Path(dirpath) / d).is_symlink() else None
+            for sub in (Path(dirpath) / d for d in dirnames):
+                target = real(sub) if sub.is_symlink() else None
                 if target is not None and not target.is_relative_to(root):
-                    skipped.append(((Path(dirpath) / d).relative_to(folder).as_posix() + "/",
+                    skipped.append((sub.relative_to(folder).as_posix() + "/",
                                     "a link to a folder outside the folder (--follow-links reads it)"))
         for d in [d for d in dirnames if holds_index(Path(dirpath) / d)]:
             # Another citebot index (an older one, another model's): its terms.txt lists every
