@@ -193,9 +193,10 @@ class Extract:
 # bonus, which is what a reader does when skimming.
 _DURATION = (r"\d+(?:\s*(?:-|–|to)\s*\d+)?\s*(?:business |working )?(?:minutes?|hours?|days?|weeks?|months?|years?)\b"
              r"|\d+\s*(?:天|年|个月|小时|个工作日)|দিন")
+_ASKS_DURATION = re.compile(r"\bhow long\b|\bhow many (?:days|weeks|months|years|hours)\b|\buntil when\b|多久|多长|কত দিন",
+                            re.I)
 ANSWER_TYPES = [
-    (re.compile(r"\bhow long\b|\bhow many (?:days|weeks|months|years|hours)\b|\buntil when\b|多久|多长|কত দিন", re.I),
-     re.compile(_DURATION, re.I)),
+    (_ASKS_DURATION, re.compile(_DURATION, re.I)),
     (re.compile(r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|多少钱|费用|কত টাকা", re.I),
      re.compile(r"[$€£¥]\s?\d|\d+(?:\.\d+)?\s*(?:元|dollars?|usd|eur|%|টাকা)", re.I)),
     # "when" asks for a time before a verb ("when does it run?") or opening the
@@ -226,13 +227,14 @@ def form_terms(question: str) -> frozenset[str]:
     "take" of "how long does it take?"), not what it is about: a second quote
     that only adds them ("a long ride can take 2 minutes") answers no part of
     the question."""
-    for q, _ in ANSWER_TYPES:
-        spans = [m.group(0) for m in q.finditer(question)]
-        if spans:
-            if q is ANSWER_TYPES[0][0]:
-                spans += _DURATION_VERBS.findall(question)
-            return frozenset(analyzer.analyze(" ".join(spans)))
-    return frozenset()
+    asked = _asked(question)
+    if asked is None:
+        return frozenset()
+    q = asked[0]
+    spans = [m.group(0) for m in q.finditer(question)]
+    if q is _ASKS_DURATION:
+        spans += _DURATION_VERBS.findall(question)
+    return frozenset(analyzer.analyze(" ".join(spans)))
 
 
 def in_range(numbers: Sequence[float], text: str) -> bool:
@@ -241,9 +243,15 @@ def in_range(numbers: Sequence[float], text: str) -> bool:
                for lo, hi in ((float(a), float(b)) for a, b in _RANGE.findall(text)))
 
 
+def _asked(question: str) -> tuple[re.Pattern, re.Pattern] | None:
+    """The first of ``ANSWER_TYPES`` whose question pattern the question matches."""
+    return next((t for t in ANSWER_TYPES if t[0].search(question)), None)
+
+
 def answer_type(question: str) -> re.Pattern | None:
     """The pattern an answering unit should hold, when the question asks for one."""
-    return next((a for q, a in ANSWER_TYPES if q.search(question)), None)
+    asked = _asked(question)
+    return None if asked is None else asked[1]
 
 
 def variants(question: Sequence[str], context: Sequence[str], expansions: Sequence[Sequence[str]]
