@@ -26,10 +26,7 @@ from citebot.answer.citations import AnswerStream, Cleaned
 from citebot.answer.context import Context
 from citebot.answer.extractive import (
     Scored,
-    answer_type,
-    asks_steps,
-    compose,
-    form_terms,
+    quote_answer,
     score_units,
     unknown_identifier,
     variants,
@@ -237,9 +234,8 @@ class Engine:
     def _extract(self, turn: Turn, on_text) -> None:
         r = turn.retrieval
         question = r.queries[self._question(turn.plan)]
-        ex = compose(turn.scored, self.cfg.min_answer_score, self.cfg.answer_sentences, answer_type(question),
-                     {t: s.idf for t, s in r.stats.items()}, strongest=len(turn.context.shown),
-                     steps=asks_steps(question), form=form_terms(question))
+        ex = quote_answer(question, turn.scored, self.cfg.min_answer_score, self.cfg.answer_sentences,
+                          {t: s.idf for t, s in r.stats.items()}, strongest=len(turn.context.shown))
         if ex.text == REFUSAL:
             return self._refuse(turn, ex.reason, on_text)
         # The quotes are the documents' own text with the answerer's marks: not
