@@ -332,6 +332,25 @@ def test_extractive_refuses_when_nothing_matches():
     assert ex.text == REFUSAL and ex.cited == []
 
 
+def test_a_question_that_asks_for_a_number_is_refused_by_a_passage_without_one():
+    ctx = answer_ctx.Context([hit(1, "Uploaded files are kept in memory up to a maximum size limit. "
+                                     "After passing this limit they are stored on disk.")])
+    q = "what's the maximum size an upload keeps in memory?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3)
+    assert ex.text == REFUSAL and ex.quoted == [] and "gives none" in ex.reason
+    # The same passage with the number answers; a number word counts as one.
+    for limit, ok in (("1 MB", True), ("one megabyte", True), ("a megabyte", False)):
+        ctx = answer_ctx.Context([hit(1, f"Uploaded files are kept in memory up to a maximum size of {limit}.")])
+        assert (ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3).text != REFUSAL) is ok, limit
+    # "price" names a topic and asks no number: a yes/no question is answered without one.
+    ctx = answer_ctx.Context([hit(1, "The price match does not cover Black Friday.")])
+    q = "does the price match cover Black Friday?"
+    assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3).text.startswith("“The price match")
+    assert [ex_mod.asks_quantity(q) for q in ("how many workers?", "how much memory?", "how long is the warranty?",
+                                              "每个月收费多少？", "does the price match cover it?", "when is it open?")] \
+        == [True, True, True, True, False, False]
+
+
 def test_extractive_refuses_an_identifier_no_document_in_scope_holds():
     ctx = answer_ctx.Context([hit(1, "Error E4032 means the clock is off.")])
     stats = IDF({"e4099": TermStat(3.0, False)})

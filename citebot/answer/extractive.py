@@ -218,6 +218,17 @@ ANSWER_TYPES = [
 ]
 
 
+# "how many", "how long", "多少": the question asks for a quantity, and a
+# passage with no number in it does not give one (it talks about the thing
+# counted: "a maximum size limit", "the threadpool").  Topic words ("price",
+# "cost") do not ask: "does the price match work on Black Friday?" is yes/no.
+_ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large)\b"
+                            r"|\bwhat(?:['’]s| is)?(?: the)? (?:number|size|limit|maximum|minimum)\b"
+                            r"|多少|几个|多大|多久|多长|কত", re.I)
+_QUANTITY = re.compile(r"\d|[০-৯]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen"
+                       r"|hundred|thousand|million|billion|half|twice|double)\b", re.I)
+
+
 # "how long does it take?" asks for a duration with "take" as much as with "how long".
 _DURATION_VERBS = re.compile(r"\b(?:take|takes|took|last|lasts)\b", re.I)
 
@@ -386,6 +397,11 @@ def _render(quote: list[Unit]) -> str:
     return text + (f"\n[{n}]" if parts[-1][0] == "code" else f" [{n}]")
 
 
+def asks_quantity(question: str) -> bool:
+    """Whether the question asks for a number (its answer must hold one)."""
+    return bool(_ASKS_QUANTITY.search(question))
+
+
 def asks_steps(question: str) -> bool:
     """Whether the question asks how to do something (its answer: a whole procedure)."""
     return bool(_PROCEDURE.search(question))
@@ -393,7 +409,7 @@ def asks_steps(question: str) -> bool:
 
 def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re.Pattern | None = None,
             idf: Mapping[str, float] | None = None, strongest: int | None = None, steps: bool = False,
-            form: frozenset[str] = frozenset()) -> Extract:
+            form: frozenset[str] = frozenset(), quantity: bool = False) -> Extract:
     """The quotes; ``kind`` is what an answer must hold (a duration for "how
     long"): a unit holding it leads when it scores within ``LEAD`` of the
     best (a table row only when it holds the best unit's question terms too); ``idf`` weighs the question's terms (a second quote must add
@@ -401,7 +417,8 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     shown (the last), whose units get ``TOP_CHUNK`` when the lead is chosen;
     ``steps``: the question asks for a procedure (``asks_steps``); ``form``:
     the question's answer-kind terms (``form_terms``), no part of the question
-    for a second quote to add.
+    for a second quote to add; ``quantity``: the question asks for a number
+    (``asks_quantity``), so a lead quote without one is a refusal.
     Every threshold (``min_score``, ``LEAD``, ``SECOND``) reads the units' own
     scores: the bonus picks among units, it never lets a weaker one through."""
     if not scored:
@@ -422,6 +439,9 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         best = next((s for s in ranked if s.score >= LEAD * best.score and kind.search(s.unit.text)
                      and (s.unit.kind != "row" or s.terms >= best.terms)), best)
     quotes = [(steps and _steps(best, scored)) or _window(best, scored, max_units)]
+    if quantity and not any(_QUANTITY.search(u.text) for u in quotes[0]):
+        return Extract(REFUSAL, [], scored, [], reason="the question asks for a number and the passage that "
+                                                       "matches it best gives none")
     covered = set().union(*(s.terms for s in scored if s.unit in quotes[0])) | form
     mass = idf or {}
     total = sum(mass.get(t, 1.0) for t in set().union(*(s.terms for s in scored)) - form) or 1.0
@@ -459,4 +479,4 @@ def quote_answer(question: str, scored: list[Scored], min_score: float, max_unit
     """:func:`compose` with what the question itself says: the kind of answer
     it wants, whether it asks for steps, and its answer-kind words."""
     return compose(scored, min_score, max_units, answer_type(question), idf, strongest=strongest,
-                   steps=asks_steps(question), form=form_terms(question))
+                   steps=asks_steps(question), form=form_terms(question), quantity=asks_quantity(question))
