@@ -59,6 +59,10 @@ def streamed_every_way(text: str, n: int) -> None:
     ("Refunds take 14 days [9\u200b].", "Refunds take 14 days.", [], 1),  # a zero-width space inside
     ("Press the ``` key, then refunds [9] arrive [1].", "Press the ``` key, then refunds arrive [1].", [1], 1),
     ("Refunds take 14 days [9," + " " * 210 + "1].", "Refunds take 14 days [1].", [1], 1),  # a long group
+    ("Refunds take 14 days [^9].", "Refunds take 14 days.", [], 1),  # a footnote mark
+    ("Refunds take 14 days [^1].", "Refunds take 14 days [1].", [1], 0),
+    ("Refunds take 14 days [1 9].", "Refunds take 14 days [1].", [1], 1),  # listed with a space
+    ("Refunds take 14 days [2 1-2 7].", "Refunds take 14 days [2, 1].", [2, 1], 1),
 ])
 def test_every_citation_form_a_model_writes_is_checked_streamed_or_whole(text, clean, cited, stripped):
     c = clean_citations(text, n_shown=2)

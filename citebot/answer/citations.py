@@ -1,6 +1,6 @@
 """Citations in a model's answer, checked as the answer streams.
 
-A citation is ``[n]``, ``[n, m]`` or ``[n-m]``.  Numbers that name a shown
+A citation is ``[n]``, ``[n, m]``, ``[n m]``, ``[n-m]`` or a footnote mark ``[^n]``.  Numbers that name a shown
 chunk are kept (a group is rewritten as ``[1, 2]``); the others are stripped
 *and counted*.  :class:`AnswerStream` is the one cleaner: the chat prints
 what it returns, and the stored answer is exactly that text, so the screen
@@ -28,16 +28,20 @@ from dataclasses import dataclass
 
 from citebot.config import REFUSAL
 
-# Brackets ASCII or full-width (［1］, 【1】), numbers listed with "," or ";" or
-# ranged with a hyphen or dash, spaces and zero-width characters between: a
-# model writes each, and a mark the check missed reached the screen unchecked.
+# Brackets ASCII or full-width (［1］, 【1】), a footnote's "^" ([^1]), numbers
+# listed with "," or ";" or a space or ranged with a hyphen or dash, spaces and
+# zero-width characters between: a model writes each, and a mark the check
+# missed reached the screen unchecked.
 _OPENERS = "[［【"
 _OPEN, _CLOSE = "\\[［【", "\\]］】"  # as regex class bodies
 _CLOSERS = "]］】"
 _ZERO_WIDTH = "\u200b-\u200d\u2060\ufeff"  # as a regex class body
 _GAP = "\\s" + _ZERO_WIDTH  # whitespace and zero-width characters
 _LIST, _RANGE = ",;", "\\-–—"
-CITATION = re.compile(f"[{_OPEN}]([{_GAP}]*\\d+[{_GAP}]*(?:[{_LIST}{_RANGE}][{_GAP}]*\\d+[{_GAP}]*)*)[{_CLOSE}]")
+# Between two numbers a separator or at least one gap, never nothing: "\d+(\d+)*"
+# backtracks exponentially on a long run of digits that never closes.
+CITATION = re.compile(f"[{_OPEN}]\\^?([{_GAP}]*\\d+(?:(?:[{_GAP}]*[{_LIST}{_RANGE}][{_GAP}]*|[{_GAP}]+)\\d+)*[{_GAP}]*)"
+                      f"[{_CLOSE}]")
 _TICKS = re.compile(r"`+")
 _PUNCT = ".,;:!?"
 # How much of the opening is read to decide whether an answer is a refusal.
@@ -48,14 +52,14 @@ REFUSAL_PATTERNS = re.compile(
     r"(?:sources|documents|context) (?:do not|don't|does not|doesn't) (?:contain|mention|say|provide|include|cover)|"
     r"no information (?:about|on|in)|not mentioned in the)|"
     r"我不知道|无法回答|没有(?:相关|足够的?)信息|ich weiß es nicht|weiß ich nicht|je ne sais pas|no lo sé", re.I)
-_OPEN_GROUP = re.compile(f"[{_OPEN}][{_GAP}\\d{_LIST}{_RANGE}]*$")  # a "[" more digits could still close as a citation
-_CUT_GROUP = re.compile(f"[{_OPEN}][{_GAP}]*\\d[{_GAP}\\d{_LIST}{_RANGE}]*$")  # ... holding a number, where a stream ends
+_OPEN_GROUP = re.compile(f"[{_OPEN}]\\^?[{_GAP}\\d{_LIST}{_RANGE}]*$")  # a "[" more digits could still close as a citation
+_CUT_GROUP = re.compile(f"[{_OPEN}]\\^?[{_GAP}]*\\d[{_GAP}\\d{_LIST}{_RANGE}]*$")  # ... holding a number, where a stream ends
 _INFO = r"[\w+#.-]*[ \t]*"  # a fence's info string ("python")
 _FENCE_INFO = re.compile(_INFO + r"\n")  # "```python" then a line break: a fence, even mid-line
 _INFO_SO_FAR = re.compile(_INFO)  # ... whose line break may still come
 _INLINE_LIMIT = 2000  # an inline code span still open after this many characters is a stray backtick
 _LABEL = "(?:sources?|references?)"  # a closing "Sources:" line's label
-_SOURCES_LINE = re.compile(f"\\n\\s*{_LABEL}\\s*:[{_GAP}{_OPEN}{_CLOSE}\\d{_LIST}{_RANGE}]*$", re.I)
+_SOURCES_LINE = re.compile(f"\\n\\s*{_LABEL}\\s*:[{_GAP}{_OPEN}{_CLOSE}^\\d{_LIST}{_RANGE}]*$", re.I)
 # A closing "Sources:" label that no kept citation follows (yet): held back, and dropped at the end.
 _LABELS = ("sources:", "source:", "references:", "reference:")  # ... and what a line may still grow into
 _TRAIL = re.compile(f"[{_GAP}{_LIST}{_RANGE}]+$")  # what a group may end in before its closer
@@ -64,16 +68,17 @@ _WORD = re.compile(r"\w")
 _LISTED = re.compile(r"\][,;]$")  # a citation with a list separator after it
 
 
+_PART = re.compile(f"(\\d+)\\s*[{_RANGE}]\\s*(\\d+)|(\\d+)")  # a range, or one number
+
+
 def parse_group(body: str) -> list[int]:
     nums: list[int] = []
-    for part in re.split(f"[{_LIST}]", re.sub(f"[{_ZERO_WIDTH}]", "", body)):
-        part = part.strip()
-        m = re.fullmatch(f"(\\d+)\\s*[{_RANGE}]\\s*(\\d+)", part)
-        if m:
-            lo, hi = int(m.group(1)), int(m.group(2))
-            nums.extend(range(lo, hi + 1) if 0 <= hi - lo <= 50 else [lo, hi])
-        elif part:
-            nums.append(int(part))
+    for m in _PART.finditer(re.sub(f"[{_ZERO_WIDTH}]", "", body)):
+        if m.group(3) is not None:
+            nums.append(int(m.group(3)))
+            continue
+        lo, hi = int(m.group(1)), int(m.group(2))
+        nums.extend(range(lo, hi + 1) if 0 <= hi - lo <= 50 else [lo, hi])
     return nums
 
 
