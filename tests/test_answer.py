@@ -76,6 +76,11 @@ def test_every_citation_form_a_model_writes_is_checked_streamed_or_whole(text, c
     ("Refunds take 14 days [1].\n  sources : [5], [9]\n", "Refunds take 14 days [1].", [1], [1], 2),
     ("Refunds take 14 days [1].\n\nSources: [2], [9]", "Refunds take 14 days [1].\n\nSources: [2]", [1, 2], [1, 2], 1),
     ("Refunds take 14 days [1].\nSo it goes.", "Refunds take 14 days [1].\nSo it goes.", [1], [1], 0),
+    # ... nor one written on the answer's last line, after its last sentence.
+    ("Refunds take 14 days [1]. Sources: [9]", "Refunds take 14 days [1].", [1], [1], 1),
+    ("Refunds take 14 days [1]. Sources: [1]", "Refunds take 14 days [1]. Sources: [1]", [1], [1, 1], 0),
+    ("Refunds take 14 days [1]. So it goes.", "Refunds take 14 days [1]. So it goes.", [1], [1], 0),
+    ("Refunds take 14 days [1]. Source: the FAQ.", "Refunds take 14 days [1]. Source: the FAQ.", [1], [1], 0),
     # A group nested round a stripped one is a citation once it goes, and is counted.
     ("Refunds take 14 days [1[9]] in all.", "Refunds take 14 days [1] in all.", [1], [1], 1),
     ("Refunds take 14 days [2,[9]] in all.", "Refunds take 14 days [2] in all.", [2], [2], 1),

@@ -15,9 +15,10 @@ and ``--json`` never disagree.  It
   shown as the one exact sentence and nothing else (the refusal sentence
   with citations after it is still a refusal), and while it holds no
   words, so a reply of citation marks alone is never shown as an answer;
-* drops a closing "Sources:" line whose citations were all stripped, and
-  reads a group nested round a stripped one (``[1[9]]``) as the citation it
-  becomes, so no mark reaches the screen uncounted;
+* drops a closing "Sources:" line (or label after the last sentence) whose
+  citations were all stripped, and reads a group nested round a stripped one
+  (``[1[9]]``) as the citation it becomes, so no mark reaches the screen
+  uncounted;
 * passes code through untouched: inside a fenced block or an inline code
   span, ``items[0]`` is code, not a citation, and spacing is the model's.
 """
@@ -63,7 +64,9 @@ _SOURCES_LINE = re.compile(f"\\n\\s*{_LABEL}\\s*:[{_GAP}{_OPEN}{_CLOSE}^\\d{_LIS
 # A closing "Sources:" label that no kept citation follows (yet): held back, and dropped at the end.
 _LABELS = ("sources:", "source:", "references:", "reference:")  # ... and what a line may still grow into
 _TRAIL = re.compile(f"[{_GAP}{_LIST}{_RANGE}]+$")  # what a group may end in before its closer
-_BARE_SOURCES = re.compile(f"(?:^|\\n)\\s*{_LABEL}\\s*:[{_GAP}{_LIST}]*$", re.I)
+# ... on a line of its own, or after the last sentence of the last line ("... days. Sources:").
+_BARE_SOURCES = re.compile(f"(?:^|\\n|(?<=[.!?]))\\s*{_LABEL}\\s*:[{_GAP}{_LIST}]*$", re.I)
+_LABEL_SO_FAR = re.compile(r"(?:^|\n|(?<=[.!?]))[ \t]*([A-Za-z]+)$")  # a last word that may still grow into one
 _WORD = re.compile(r"\w")
 _LISTED = re.compile(r"\][,;]$")  # a citation with a list separator after it
 
@@ -249,12 +252,9 @@ class AnswerStream:
         bare = _BARE_SOURCES.search(self.body, pos)
         if bare:
             return bare.start()
-        start = self.body.rfind("\n", pos)
-        if start < 0:
-            return len(self.body)
-        line = self.body[start + 1:].strip().lower()
-        if line and any(label.startswith(line) for label in _LABELS):
-            return len(self.body[:start].rstrip())  # where the bare label's match would begin
+        grown = _LABEL_SO_FAR.search(self.body, pos)
+        if grown and any(label.startswith(grown.group(1).lower()) for label in _LABELS):
+            return len(self.body[:grown.start()].rstrip())  # where the bare label's match would begin
         return len(self.body)
 
     def _ends_listed(self) -> bool:
