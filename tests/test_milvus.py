@@ -173,6 +173,24 @@ def test_a_crash_mid_rebuild_leaves_the_old_collection_live(tmp_path, counting, 
     assert len(idx.client.list_collections()) == 2
 
 
+def test_another_dense_index_type_takes_a_fresh_collection_and_is_stamped(tmp_path, counting):
+    folder, cfg = one_page(tmp_path, counting, "kind")
+
+    def dense_index(cfg) -> tuple[str, str]:
+        idx = mv.MilvusIndex.open(cfg)
+        try:
+            live = idx.client.describe_alias("kind")["collection_name"]
+            return idx.client.describe_index(live, "dense")["index_type"], idx.manifest["milvus_index"]
+        finally:
+            idx.client.close()
+    assert dense_index(cfg) == ("FLAT", "FLAT")
+    # Nothing in the folder changed, but the index type is fixed when a collection is
+    # made: updated in place, the collection stayed FLAT while the setting said HNSW.
+    ingest(folder, cfg.replace(milvus_index="HNSW"), embedder=counting, log=lambda m: None)
+    assert dense_index(cfg) == ("HNSW", "HNSW")
+    assert counting.embedded == 1  # the page's vector was kept, not made again
+
+
 def test_a_rebuild_drops_its_own_leftovers_only(tmp_path, counting):
     folder, eu = one_page(tmp_path, counting, "kb__eu")
     ingest(folder, eu.replace(milvus_collection="kb"), embedder=counting, log=lambda m: None)  # a first build of "kb"

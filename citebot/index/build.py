@@ -296,7 +296,14 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
                       "(the index is empty, so every question will be refused)")
     same_place = (prev.manifest.get("source_folder") == str(folder) and prev.manifest.get("include", []) == include
                   and bool(prev.manifest.get("follow_links")) == follow_links)
-    if prev.manifest and same_place and not (report.added or report.changed or report.removed):
+    # Milvus fixes a collection's dense index type when it is made: another one
+    # takes a fresh collection (the vectors of unchanged text are kept).
+    retype = (cfg.backend == "milvus" and bool(prev.manifest) and not rebuild
+              and prev.manifest.get("milvus_index") != cfg.milvus_index)
+    if retype:
+        progress.warn(f"the Milvus collection's dense index is {prev.manifest.get('milvus_index') or 'not stamped'} "
+                      f"and milvus_index is {cfg.milvus_index}: writing a fresh collection")
+    if prev.manifest and same_place and not retype and not (report.added or report.changed or report.removed):
         report.chunks = report.reused = len(chunks)
         report.seconds = progress.elapsed()
         return report  # nothing changed: no model to load, nothing to write
@@ -310,8 +317,9 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     if cfg.backend == "milvus":
         from citebot.index import milvus
 
-        manifest.update(backend="milvus", milvus_uri=cfg.milvus_uri, milvus_collection=cfg.milvus_collection)
-        milvus.write(cfg, chunks, vectors, counts, manifest, prev.index if not rebuild else None,  # type: ignore[arg-type]
+        manifest.update(backend="milvus", milvus_uri=cfg.milvus_uri, milvus_collection=cfg.milvus_collection,
+                        milvus_index=cfg.milvus_index)
+        milvus.write(cfg, chunks, vectors, counts, manifest, None if rebuild or retype else prev.index,  # type: ignore[arg-type]
                      set(report.added) | set(report.changed), {c.id for cs in prev.by_source.values() for c in cs})
     else:
         try:
