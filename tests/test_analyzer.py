@@ -23,6 +23,18 @@ def test_an_identifier_matches_however_its_hyphens_are_written_and_case_folds():
     assert a("コーヒー") == ["コー", "ーヒ", "ヒー"]  # the long-vowel mark stays inside the word
 
 
+def test_invisible_format_characters_join_and_every_dash_is_a_hyphen():
+    # A soft hyphen (HTML &shy;, word processors, PDFs), a zero-width space or a
+    # bidi mark is invisible: the reader sees one word, and so must BM25.
+    analyze = lexical.analyze
+    want = analyze("configuration E4032")
+    assert want == ["configur", "e4032"]
+    for mark in ("\u00ad", "\u200b", "\u2060", "\u200e", "\ufeff"):
+        assert analyze(f"configu{mark}ration E{mark}4032") == want, repr(mark)
+    for dash in ("\u2015", "\u2e3a", "\u2e3b"):  # horizontal bar, two- and three-em dashes
+        assert analyze(f"E{dash}4032") == ["e4032"], repr(dash)
+
+
 def test_analyzer_cjk_bigrams_lone_char_and_other_scripts():
     assert lexical.analyze("保修期") == ["保修", "修期"]
     assert lexical.analyze("中") == ["中"]

@@ -3,7 +3,9 @@
 NFKC + case folding (``Straße`` and ``STRASSE`` meet); identifiers that mix
 letters and digits stay whole, without their hyphens, so a question's
 ``E-4032`` or ``SF3000`` finds a document's ``E4032`` or ``SF-3000`` (any
-Unicode hyphen or dash reads as ``-``); runs of Chinese/Japanese characters
+Unicode hyphen or dash reads as ``-``); invisible format characters (a soft
+hyphen, a zero-width space, a bidi mark) are dropped, as NFKC_Casefold drops
+them, so ``configu\u00adration`` is one word; runs of Chinese/Japanese characters
 (the katakana long-vowel mark ``ー`` inside them) become overlapping
 character bigrams (a lone character stays a token); every other script splits into words (letters, digits and combining
 marks, so Bengali vowel signs stay inside their word); an apostrophe inside
@@ -56,7 +58,8 @@ def _stem(word: str) -> str:
     return _STEMMER.stemWord(word) if _ASCII_WORD.fullmatch(word) else word
 
 
-_DASHES = str.maketrans({**{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212"},
+_FORMAT = regex.compile(r"\p{Cf}")  # soft hyphen, zero-width space and joiners, bidi marks, BOM
+_DASHES = str.maketrans({**{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b"},
                          **{c: "'" for c in "\u2019\u02bc"}})  # ’ and ʼ are apostrophes too
 _CLITICS = frozenset(("s", "re", "ve", "ll", "d", "m"))  # it's, you're, we've, they'll, I'd, I'm
 _NOT = {"can": "can", "won": "will", "shan": "shall"}  # can't, won't, shan't; else doesn't -> does
@@ -92,7 +95,7 @@ def _unaccent(word: str) -> str:
 
 def analyze(text: str) -> list[str]:
     out: list[str] = []
-    for m in _TOKEN.finditer(unicodedata.normalize("NFKC", text).translate(_DASHES).casefold()):
+    for m in _TOKEN.finditer(_FORMAT.sub("", unicodedata.normalize("NFKC", text)).translate(_DASHES).casefold()):
         if m.group("cjk"):
             run = m.group("cjk")
             out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
