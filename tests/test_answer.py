@@ -694,3 +694,23 @@ def test_a_group_round_a_stripped_one_is_held_until_its_closer_arrives(parts):
     assert "[7" not in shown + tail and shown + tail == cleaned.text == whole.text
     assert cleaned.stripped == whole.stripped == 2 and cleaned.cited == [2]
     streamed_every_way(text, 3)
+
+
+@pytest.mark.parametrize("text,clean,cited,stripped", [
+    # A stream cut off after a separator inside a group reads the group as closed there:
+    # "[9," was shown as an uncounted "[9,]", with a "]" the model never wrote.
+    ("Refunds take 14 days [9,", "Refunds take 14 days", [], 1),
+    ("Refunds take 14 days [1, ", "Refunds take 14 days [1]", [1], 0),
+    ("Refunds take 14 days [1-", "Refunds take 14 days [1]", [1], 0),
+])
+def test_a_group_cut_off_after_a_separator_is_read_as_closed(text, clean, cited, stripped):
+    c = clean_citations(text, n_shown=2)
+    assert (c.text, c.cited, c.stripped) == (clean, cited, stripped)
+    streamed_every_way(text, 2)
+
+
+def test_a_digit_run_too_long_for_int_is_stripped_not_a_crash():
+    # int() refuses more than 4300 digits: a model looping on "1111..." crashed the chat.
+    c = clean_citations("Refunds take 14 days [" + "1" * 5000 + "].", n_shown=2)
+    assert (c.text, c.stripped) == ("Refunds take 14 days.", 1)
+

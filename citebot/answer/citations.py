@@ -74,13 +74,19 @@ _LISTED = re.compile(r"\][,;]$")  # a citation with a list separator after it
 _PART = re.compile(f"(\\d+)\\s*[{_RANGE}]\\s*(\\d+)|(\\d+)")  # a range, or one number
 
 
+def _int(digits: str) -> int:
+    """The number, or one past any chunk's for a run int() refuses (over 4300 digits)."""
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 18 else 10 ** 18
+
+
 def parse_group(body: str) -> list[int]:
     nums: list[int] = []
     for m in _PART.finditer(re.sub(f"[{_ZERO_WIDTH}]", "", body)):
         if m.group(3) is not None:
-            nums.append(int(m.group(3)))
+            nums.append(_int(m.group(3)))
             continue
-        lo, hi = int(m.group(1)), int(m.group(2))
+        lo, hi = _int(m.group(1)), _int(m.group(2))
         nums.extend(range(lo, hi + 1) if 0 <= hi - lo <= 50 else [lo, hi])
     return nums
 
@@ -138,8 +144,12 @@ class AnswerStream:
         start = max(self.raw.rfind(o, 0, cut) for o in _OPENERS)
         if start >= 0 and not self.code and _OPEN_GROUP.match(self.raw, start, cut):
             cut = start
-            while (outer := _CUT_GROUP.search(self.raw, 0, cut)) is not None:
-                cut = outer.start()  # "[1[9": the outer group may close round the inner one
+            # "[1[9": the outer group may close round the inner one.  A group holds no opener,
+            # so it can only begin at the last one before the cut (searching from the top per
+            # group made a chain of them cubic).
+            while (outer := max(self.raw.rfind(o, 0, cut) for o in _OPENERS)) >= 0 \
+                    and _CUT_GROUP.match(self.raw, outer, cut):
+                cut = outer
         ready, self.raw = self.raw[:cut], self.raw[cut:]
         self.raw = self._consume(ready) + self.raw
         return self._release()
@@ -147,7 +157,7 @@ class AnswerStream:
     def finish(self) -> tuple[str, Cleaned]:
         """The text still to show, and the whole cleaned answer."""
         if not self.code and _CUT_GROUP.search(self.raw):
-            self.raw += "]"  # cut off inside a citation: read the group it began
+            self.raw = _TRAIL.sub("", self.raw) + "]"  # cut off inside a citation: read the group it began
         self._consume(self.raw, final=True)
         self.raw, self.ws = "", ""  # trailing whitespace is dropped
         bare = None if self.code else _BARE_SOURCES.search(self.body)
