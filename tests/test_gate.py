@@ -195,6 +195,21 @@ def test_the_fit_never_reads_the_report_half():
     assert refusal.fit(tune + report) == refusal.fit(tune)
 
 
+def test_a_case_without_a_cosine_is_fitted_as_the_gate_reads_it_at_the_mean():
+    def case(i, ans, x, dense=True):
+        s = gate.Signals(x if dense else 0.0, x if dense else 0.0, x, 0.0, x, 0.0, 0.0, dense=dense)
+        return refusal.Case("golden_fastapi", f"q{i}", "tune", ans, s)
+    # Answerable cases with no cosine measured (a language the model does not read)
+    # carried top = cosine = 0 into the fit, the value of the weakest unanswerable.
+    cases = [case(i, i % 2 == 0, 0.8 if i % 2 == 0 else 0.2) for i in range(20)]
+    cases += [case(20 + i, True, 0.8, dense=False) for i in range(10)]
+    params = refusal.fit(cases)
+    # The dense cases' mean (0.5), not one pulled down by ten zeros (1/3), is what
+    # probability() reads for a case without a cosine.
+    assert params["mean"][:2] == [0.5, 0.5]
+    assert gate.probability(cases[-1].signals, params) > 0.9
+
+
 def test_squad_and_mtrag_halves_keep_a_paragraph_or_conversation_together():
     paragraph = {f"q{i}": "sq-shared" for i in range(30)}
     assert len({refusal.squad_half(q, paragraph) for q in paragraph}) == 1

@@ -165,8 +165,16 @@ def fit(cases: list[Case], l2: float = 1.0, steps: int = 3000) -> dict:
                 w[mask] = 1.0 / mask.sum()
     w /= w.sum()
     mean, scale = x.mean(axis=0), x.std(axis=0)
+    # A case with no cosine measured holds 0 for top and cosine, and probability()
+    # reads those two at the fit's mean for it (z = 0): the fit reads them so too,
+    # with the mean and spread of the cases that measured one.
+    dense = np.array([c.signals is not None and c.signals.dense for c in rows])
+    cosines = [j for j, f in enumerate(features) if f in ("top", "cosine")]
+    if dense.any():
+        mean[cosines], scale[cosines] = x[dense][:, cosines].mean(axis=0), x[dense][:, cosines].std(axis=0)
     scale[scale == 0] = 1.0
     z = (x - mean) / scale
+    z[np.ix_(~dense, cosines)] = 0.0
     coef, b = np.zeros(z.shape[1]), 0.0
     for _ in range(steps):  # plain gradient descent: small, convex, deterministic
         p = 1.0 / (1.0 + np.exp(-(z @ coef + b)))
