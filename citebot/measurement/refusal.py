@@ -169,7 +169,7 @@ def fit(cases: list[Case], l2: float = 1.0, steps: int = 3000) -> dict:
     # reads those two at the fit's mean for it (z = 0): the fit reads them so too,
     # with the mean and spread of the cases that measured one.
     dense = np.array([c.signals is not None and c.signals.dense for c in rows])
-    cosines = [j for j, f in enumerate(features) if f in ("top", "cosine")]
+    cosines = np.array([j for j, f in enumerate(features) if f in ("top", "cosine")], dtype=int)
     if dense.any():
         mean[cosines], scale[cosines] = x[dense][:, cosines].mean(axis=0), x[dense][:, cosines].std(axis=0)
     scale[scale == 0] = 1.0
