@@ -103,3 +103,12 @@ def test_an_empty_comment_closes_at_once_and_hides_nothing_after_it():
     # "<!-->" and "<!--->" are whole comments (CommonMark, HTML): read as opening one, they hid the rest of the page.
     assert markdown.clean(["Intro.", "<!-->", "## Install", "Run it."]) == ["Intro.", "", "## Install", "Run it."]
     assert markdown.clean(["Intro <!---> text.", "After."]) == ["Intro  text.", "After."]
+
+
+def test_an_html_comment_in_an_indented_code_block_is_code(tmp_path):
+    lines = ["Put this in the template:", "", "    <!-- header -->", "    <!-- begin", "", "The page after it."]
+    assert markdown.clean(lines) == lines
+    admonition = ["!!! note", "", "    <!-- hidden -->", "    Shown."]  # an admonition's body is its text
+    assert markdown.clean(admonition) == ["", "", "    ", "    Note: Shown."]
+    doc = documents.load(write(tmp_path / "t.md", "# T\n\nIntro.\n\n    <!-- begin\n\n## Next\n\nKept text.\n"), "t.md")
+    assert [c.text for c in chunker.chunk_document(doc, 220)] == ["Intro.\n\n<!-- begin", "Kept text."]

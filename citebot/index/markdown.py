@@ -37,6 +37,9 @@ _INCLUDE = re.compile(r"^\s*(?:\{\*.*\*\}|\{!.*!\}|--8<--\s.*|:::\s+[\w.]+)\s*$"
 _HTML_HEADING = re.compile(r"^\s*<h([1-6])(?:\s[^<>]*)?>(.*?)</h\1>\s*$", re.I)
 _HIDDEN_OPEN = re.compile(r"<!--|<(script|style)\b[^>]*>", re.I)  # what a reader never sees, up to its closer
 _TABLE_OR_LIST = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s)")
+# What its indented lines below belong to (a list item, an admonition, a content tab, a
+# footnote): there a line indented four spaces is the item's text, not an indented code block.
+_CONTAINER_OPEN = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|!!!|\?\?\?|===\s|\[\^[^\]]+\]:)")
 _INLINE = "a|abbr|b|code|dfn|em|font|i|kbd|mark|s|small|span|strong|sub|sup|u|var|q|cite|time|ins|del|label|button"
 _BLOCK = ("br|hr|img|div|p|table|thead|tbody|tfoot|tr|td|th|details|summary|ul|ol|li|dl|dt|dd|figure|"
           "figcaption|section|article|blockquote|iframe|video|audio|source|picture|center|h[1-6]|"
@@ -97,6 +100,9 @@ def clean(lines: list[str]) -> list[str]:
     fenced: list[str] = []  # the open code block's lines, kept until it closes
     hidden: str | None = None  # inside a comment, <script> or <style>: the closer we wait for
     label = ""  # an admonition's label, waiting for its first line of text
+    indented = False  # inside an indented code block (CommonMark): its lines are code, kept as written
+    contained = False  # below a list item, admonition or tab, whose indented lines are its text
+    blank = True  # the line before was blank (or there was none)
 
     def place_label_alone() -> None:
         nonlocal label
@@ -105,6 +111,20 @@ def clean(lines: list[str]) -> list[str]:
         label = ""
 
     for line in lines:
+        after_blank, blank = blank, not line.strip()
+        if fence is None and hidden is None:
+            deep = line.strip() and len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) >= 4
+            if indented and (deep or not line.strip()):
+                out.append(line)
+                continue
+            indented = bool(deep and after_blank and not contained and fence_open(line) is None)
+            if indented:
+                out.append(line)  # "    <!-- a template -->" in an indented code block is code, not a comment
+                continue
+            if _CONTAINER_OPEN.match(line):
+                contained = True
+            elif line.strip() and after_blank and line[:1] not in (" ", "\t"):
+                contained = False  # a paragraph of its own ends the list or admonition
         if fence is not None:
             fenced.append(line)
             if fence_closes(line, fence):
