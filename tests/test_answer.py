@@ -360,6 +360,16 @@ def test_a_question_that_asks_for_a_number_is_refused_by_a_passage_without_one()
         == [True, True, True, True, False, False]
 
 
+def test_a_number_written_in_chinese_or_bengali_words_answers_a_quantity_question():
+    # 多少 and কত ask for a number; 两年 and দুই বছর give one, as "two years" does.
+    for q, text in (("保修期多久？", "保修期为两年。"), ("每个月收费多少？", "每个月收费五十元。"),
+                    ("ওয়ারেন্টি কত বছর?", "ওয়ারেন্টি দুই বছর।")):
+        ctx = answer_ctx.Context([hit(1, text)])
+        assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3).text == f"“{text}” [1]", q
+    ctx = answer_ctx.Context([hit(1, "保修期由经销商决定。")])  # no number: still refused
+    assert ex_mod.extractive("保修期多久？", terms("保修期多久？"), ctx, IDF(), min_score=0.3).text == REFUSAL
+
+
 def test_extractive_refuses_an_identifier_no_document_in_scope_holds():
     ctx = answer_ctx.Context([hit(1, "Error E4032 means the clock is off.")])
     stats = IDF({"e4099": TermStat(3.0, False)})

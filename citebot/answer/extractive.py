@@ -226,7 +226,9 @@ _ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large)\b"
                             r"|\bwhat(?:['’]s| is)?(?: the)? (?:number|size|limit|maximum|minimum)\b"
                             r"|多少|几个|多大|多久|多长|কত", re.I)
 _QUANTITY = re.compile(r"\d|[০-৯]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen"
-                       r"|hundred|thousand|million|billion|half|twice|double)\b", re.I)
+                       r"|hundred|thousand|million|billion|half|twice|double)\b"
+                       # Chinese numerals (两年, 五十元) and Bengali number words (দুই বছর): 多少 and কত are asked too
+                       r"|[〇零一二两兩三四五六七八九十百千万萬亿億半]|এক|দুই|তিন|চার|পাঁচ|সাত|আট|[ছন](?:য়|\u09df)|দশ|হাজার|লাখ|কোটি", re.I)
 
 
 # "how long does it take?" asks for a duration with "take" as much as with "how long".
