@@ -112,3 +112,10 @@ def test_an_html_comment_in_an_indented_code_block_is_code(tmp_path):
     assert markdown.clean(admonition) == ["", "", "    ", "    Note: Shown."]
     doc = documents.load(write(tmp_path / "t.md", "# T\n\nIntro.\n\n    <!-- begin\n\n## Next\n\nKept text.\n"), "t.md")
     assert [c.text for c in chunker.chunk_document(doc, 220)] == ["Intro.\n\n<!-- begin", "Kept text."]
+
+
+def test_a_definitions_indented_paragraph_is_its_text_not_code():
+    # A definition list (MkDocs def_list): the definition's second paragraph is indented
+    # four spaces under ":   ", and reads as text (its entity decoded, its tag gone).
+    lines = ["`--port`", ":   The port to bind.", "", "    Defaults to 8000 &amp; up.<br>", "", "Next."]
+    assert markdown.clean(lines) == ["`--port`", ":   The port to bind.", "", "    Defaults to 8000 & up. ", "", "Next."]

@@ -38,8 +38,9 @@ _HTML_HEADING = re.compile(r"^\s*<h([1-6])(?:\s[^<>]*)?>(.*?)</h\1>\s*$", re.I)
 _HIDDEN_OPEN = re.compile(r"<!--|<(script|style)\b[^>]*>", re.I)  # what a reader never sees, up to its closer
 _TABLE_OR_LIST = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s)")
 # What its indented lines below belong to (a list item, an admonition, a content tab, a
-# footnote): there a line indented four spaces is the item's text, not an indented code block.
-_CONTAINER_OPEN = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|!!!|\?\?\?|===\s|\[\^[^\]]+\]:)")
+# footnote, a definition list's ":   " definition): there a line indented four spaces is the
+# item's text, not an indented code block.
+_CONTAINER_OPEN = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|!!!|\?\?\?|===\s|\[\^[^\]]+\]:|:\s)")
 _INLINE = "a|abbr|b|code|dfn|em|font|i|kbd|mark|s|small|span|strong|sub|sup|u|var|q|cite|time|ins|del|label|button"
 _BLOCK = ("br|hr|img|div|p|table|thead|tbody|tfoot|tr|td|th|details|summary|ul|ol|li|dl|dt|dd|figure|"
           "figcaption|section|article|blockquote|iframe|video|audio|source|picture|center|h[1-6]|"
