@@ -111,7 +111,7 @@ def test_an_html_comment_in_an_indented_code_block_is_code(tmp_path):
     admonition = ["!!! note", "", "    <!-- hidden -->", "    Shown."]  # an admonition's body is its text
     assert markdown.clean(admonition) == ["", "", "    ", "    Note: Shown."]
     doc = documents.load(write(tmp_path / "t.md", "# T\n\nIntro.\n\n    <!-- begin\n\n## Next\n\nKept text.\n"), "t.md")
-    assert [c.text for c in chunker.chunk_document(doc, 220)] == ["Intro.\n\n<!-- begin", "Kept text."]
+    assert [c.text for c in chunker.chunk_document(doc, 220)] == ["Intro.\n\n```\n<!-- begin\n```", "Kept text."]
 
 
 def test_a_definitions_indented_paragraph_is_its_text_not_code():
@@ -119,3 +119,15 @@ def test_a_definitions_indented_paragraph_is_its_text_not_code():
     # four spaces under ":   ", and reads as text (its entity decoded, its tag gone).
     lines = ["`--port`", ":   The port to bind.", "", "    Defaults to 8000 &amp; up.<br>", "", "Next."]
     assert markdown.clean(lines) == ["`--port`", ":   The port to bind.", "", "    Defaults to 8000 & up. ", "", "Next."]
+
+
+def test_an_indented_code_block_is_one_code_block_not_prose(tmp_path):
+    # Read as a paragraph it was cut by sentence and token, a line of code split between chunks.
+    text = "# T\n\nRun this:\n\n    x = compute(1)  # first. Then\n    y = x + 1\n\n1. A step\n\n    its own text.\n"
+    doc = documents.load(write(tmp_path / "t.md", text), "t.md")
+    assert [(b.kind, b.text, b.start, b.end) for b in doc.blocks] == [
+        ("heading", "T", 1, 1), ("para", "Run this:", 3, 3),
+        ("code", "```\nx = compute(1)  # first. Then\ny = x + 1\n```", 5, 6),
+        ("para", "1. A step", 8, 8), ("para", "its own text.", 10, 10)]  # a list item's paragraph stays text
+    assert any(c.text.endswith("```\nx = compute(1)  # first. Then\ny = x + 1\n```")
+               for c in chunker.chunk_document(doc, 12))

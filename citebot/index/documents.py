@@ -149,8 +149,15 @@ _SETEXT = re.compile(r"^ {0,3}(={2,}|-{2,})\s*$")  # under a paragraph: "Title\n
 _LIST_OR_QUOTE = re.compile(r"^\s*(?:[-*+>]\s|\d+[.)]\s)")
 
 
-def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True) -> list[Block]:
-    """Split Markdown lines into blocks; ``offset`` = lines before ``lines``."""
+_INDENT = re.compile(r"^(?: {0,3}\t| {1,4})")  # an indented code line's indent: four columns
+
+
+def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
+                   indented: frozenset[int] = frozenset()) -> list[Block]:
+    """Split Markdown lines into blocks; ``offset`` = lines before ``lines``;
+    ``indented``: the lines of indented code blocks (``markdown.clean`` finds
+    them), each block read as code under a fence of its own, so it is kept
+    whole like fenced code and quoted as code."""
     blocks: list[Block] = []
     i, n = 0, len(lines)
     para: list[str] = []
@@ -164,6 +171,17 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True) -> 
 
     while i < n:
         line = lines[i]
+        if i in indented and line.strip():
+            flush(i)
+            j = i
+            while j < n and j in indented:
+                j += 1
+            while not lines[j - 1].strip():  # blank lines after the code are not its
+                j -= 1
+            body = [_INDENT.sub("", x, count=1) for x in lines[i:j]]
+            blocks.append(Block("code", "\n".join(["```", *body, "```"]), i + offset + 1, j + offset))
+            i = j
+            continue
         marker = markdown.fence_open(line)
         if marker:
             flush(i)
@@ -209,7 +227,9 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True) -> 
 
 def load_markdown(path: Path, rel: str, data: bytes) -> Document:
     meta, lines, skipped = split_front_matter(_decode(data))
-    blocks = parse_markdown(markdown.clean(lines), skipped)
+    code: list[int] = []
+    cleaned = markdown.clean(lines, code)
+    blocks = parse_markdown(cleaned, skipped, indented=frozenset(code))
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
 
 

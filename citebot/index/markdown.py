@@ -94,8 +94,9 @@ def _label(kind: str, title: str | None) -> str:
     return f"{kind} ({title}): " if title else f"{kind}: "
 
 
-def clean(lines: list[str]) -> list[str]:
-    """The lines as they read rendered; same number of lines."""
+def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
+    """The lines as they read rendered; same number of lines.  ``code``, when
+    given, receives the index of every line of an indented code block."""
     out: list[str] = []
     fence: str | None = None
     fenced: list[str] = []  # the open code block's lines, kept until it closes
@@ -116,10 +117,14 @@ def clean(lines: list[str]) -> list[str]:
         if fence is None and hidden is None:
             deep = line.strip() and len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) >= 4
             if indented and (deep or not line.strip()):
+                if code is not None:
+                    code.append(len(out))
                 out.append(line)
                 continue
             indented = bool(deep and after_blank and not contained and fence_open(line) is None)
             if indented:
+                if code is not None:
+                    code.append(len(out))
                 out.append(line)  # "    <!-- a template -->" in an indented code block is code, not a comment
                 continue
             if _CONTAINER_OPEN.match(line):
