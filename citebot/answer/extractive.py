@@ -473,12 +473,12 @@ def extractive(question: str, terms: Sequence[Sequence[str]], ctx: Context, stat
     weighted = weighted if weighted is not None else [dict.fromkeys(ts, 1.0) for ts in terms]
     scored = score_units(question, weighted, ctx, stats, embed, question_vector, embed_top)
     return quote_answer(question, scored, min_score, max_sentences, {t: stats[t].idf for ts in terms for t in ts},
-                 strongest=len(ctx.shown))
+                        strongest=len(ctx.shown))
 
 
 def quote_answer(question: str, scored: list[Scored], min_score: float, max_units: int,
                  idf: Mapping[str, float], strongest: int | None) -> Extract:
     """:func:`compose` with what the question itself says: the kind of answer
-    it wants, whether it asks for steps, and its answer-kind words."""
+    it wants, whether it asks for steps or a quantity, and its answer-kind words."""
     return compose(scored, min_score, max_units, answer_type(question), idf, strongest=strongest,
                    steps=asks_steps(question), form=form_terms(question), quantity=asks_quantity(question))
