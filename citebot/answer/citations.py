@@ -1,8 +1,8 @@
 """Citations in a model's answer, checked as the answer streams.
 
-A citation is ``[n]``, ``[n, m]``, ``[n m]``, ``[n-m]`` or a footnote mark ``[^n]``.  Numbers that name a shown
-chunk are kept (a group is rewritten as ``[1, 2]``); the others are stripped
-*and counted*.  :class:`AnswerStream` is the one cleaner: the chat prints
+A citation is ``[n]``, ``[n, m]``, ``[n m]``, ``[n-m]`` or a footnote mark
+``[^n]``.  Numbers that name a shown chunk are kept (a group is rewritten as
+``[1, 2]``); the others are stripped *and counted*.  :class:`AnswerStream` is the one cleaner: the chat prints
 what it returns, and the stored answer is exactly that text, so the screen
 and ``--json`` never disagree.  It
 
@@ -80,6 +80,11 @@ def _int(digits: str) -> int:
     return int(digits) if len(digits) <= 18 else 10 ** 18
 
 
+def _last_opener(text: str, end: int) -> int:
+    """Where the last opening bracket before ``end`` stands (-1: none)."""
+    return max(text.rfind(o, 0, end) for o in _OPENERS)
+
+
 def parse_group(body: str) -> list[int]:
     nums: list[int] = []
     for m in _PART.finditer(re.sub(f"[{_ZERO_WIDTH}]", "", body)):
@@ -141,14 +146,13 @@ class AnswerStream:
         cut = len(self.raw.rstrip("`"))  # a run of backticks may still grow into a fence
         # Held from the last "[" while more digits could still close it as a citation,
         # however long: cut short, a long group reached the screen unchecked.
-        start = max(self.raw.rfind(o, 0, cut) for o in _OPENERS)
+        start = _last_opener(self.raw, cut)
         if start >= 0 and not self.code and _OPEN_GROUP.match(self.raw, start, cut):
             cut = start
             # "[1[9": the outer group may close round the inner one.  A group holds no opener,
             # so it can only begin at the last one before the cut (searching from the top per
             # group made a chain of them cubic).
-            while (outer := max(self.raw.rfind(o, 0, cut) for o in _OPENERS)) >= 0 \
-                    and _CUT_GROUP.match(self.raw, outer, cut):
+            while (outer := _last_opener(self.raw, cut)) >= 0 and _CUT_GROUP.match(self.raw, outer, cut):
                 cut = outer
         ready, self.raw = self.raw[:cut], self.raw[cut:]
         self.raw = self._consume(ready) + self.raw

@@ -36,11 +36,12 @@ _CLOSE = re.compile(r"^\s*(?:/{3,}|:{3,})\s*$")
 _INCLUDE = re.compile(r"^\s*(?:\{\*.*\*\}|\{!.*!\}|--8<--\s.*|:::\s+[\w.]+)\s*$")
 _HTML_HEADING = re.compile(r"^\s*<h([1-6])(?:\s[^<>]*)?>(.*?)</h\1>\s*$", re.I)
 _HIDDEN_OPEN = re.compile(r"<!--|<(script|style)\b[^>]*>", re.I)  # what a reader never sees, up to its closer
-_TABLE_OR_LIST = re.compile(r"^\s*(?:\||[-*+]\s|\d+[.)]\s)")
+_LIST_MARK = r"[-*+]\s|\d+[.)]\s"  # a list item's bullet or number
+_TABLE_OR_LIST = re.compile(rf"^\s*(?:\||{_LIST_MARK})")
 # What its indented lines below belong to (a list item, an admonition, a content tab, a
 # footnote, a definition list's ":   " definition): there a line indented four spaces is the
 # item's text, not an indented code block.
-_CONTAINER_OPEN = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|!!!|\?\?\?|===\s|\[\^[^\]]+\]:|:\s)")
+_CONTAINER_OPEN = re.compile(rf"^\s*(?:{_LIST_MARK}|!!!|\?\?\?|===\s|\[\^[^\]]+\]:|:\s)")
 _INLINE = "a|abbr|b|code|dfn|em|font|i|kbd|mark|s|small|span|strong|sub|sup|u|var|q|cite|time|ins|del|label|button"
 _BLOCK = ("br|hr|img|div|p|table|thead|tbody|tfoot|tr|td|th|details|summary|ul|ol|li|dl|dt|dd|figure|"
           "figcaption|section|article|blockquote|iframe|video|audio|source|picture|center|h[1-6]|"
@@ -115,13 +116,11 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
     for line in lines:
         after_blank, blank = blank, not line.strip()
         if fence is None and hidden is None:
-            deep = line.strip() and len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) >= 4
-            if indented and (deep or not line.strip()):
-                if code is not None:
-                    code.append(len(out))
-                out.append(line)
-                continue
-            indented = bool(deep and after_blank and not contained and fence_open(line) is None)
+            deep = not blank and len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) >= 4
+            # An indented code block goes on through deep and blank lines, and starts at a
+            # deep line after a blank one outside a list item, admonition or tab.
+            indented = (indented and (deep or blank)) or (
+                deep and after_blank and not contained and fence_open(line) is None)
             if indented:
                 if code is not None:
                     code.append(len(out))

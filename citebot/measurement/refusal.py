@@ -171,7 +171,8 @@ def fit(cases: list[Case], l2: float = 1.0, steps: int = 3000) -> dict:
     dense = np.array([c.signals is not None and c.signals.dense for c in rows])
     cosines = np.array([j for j, f in enumerate(features) if f in ("top", "cosine")], dtype=int)
     if dense.any():
-        mean[cosines], scale[cosines] = x[dense][:, cosines].mean(axis=0), x[dense][:, cosines].std(axis=0)
+        measured = x[np.ix_(dense, cosines)]
+        mean[cosines], scale[cosines] = measured.mean(axis=0), measured.std(axis=0)
     scale[scale == 0] = 1.0
     z = (x - mean) / scale
     z[np.ix_(~dense, cosines)] = 0.0
