@@ -1,4 +1,5 @@
 """Documentation markup read as the rendered page (index/markdown.py)."""
+from citebot.answer.extractive import chunk_units
 from citebot.index import chunker, documents, markdown
 
 from conftest import write
@@ -131,3 +132,12 @@ def test_an_indented_code_block_is_one_code_block_not_prose(tmp_path):
         ("para", "1. A step", 8, 8), ("para", "its own text.", 10, 10)]  # a list item's paragraph stays text
     assert any(c.text.endswith("```\nx = compute(1)  # first. Then\ny = x + 1\n```")
                for c in chunker.chunk_document(doc, 12))
+
+
+def test_an_indented_block_that_shows_a_fence_gets_a_longer_fence_of_its_own(tmp_path):
+    # Markdown source shown as indented code: under a plain ``` its own ``` closed the block early.
+    text = "Write:\n\n    A fence:\n    ```python\n    x = 1\n    ```\n\nDone.\n"
+    doc = documents.load(write(tmp_path / "t.md", text), "t.md")
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("para", "Write:"), ("code", "````\nA fence:\n```python\nx = 1\n```\n````"), ("para", "Done.")]
+    assert [u.kind for u in chunk_units(1, doc.blocks[1].text)] == ["code"]  # one unit, quoted whole

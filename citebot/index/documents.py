@@ -150,6 +150,7 @@ _LIST_OR_QUOTE = re.compile(r"^\s*(?:[-*+>]\s|\d+[.)]\s)")
 
 
 _INDENT = re.compile(r"^(?: {0,3}\t| {1,4})")  # an indented code line's indent: four columns
+_TICKS = re.compile(r"`+")
 
 
 def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
@@ -179,7 +180,9 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
             while not lines[j - 1].strip():  # blank lines after the code are not its
                 j -= 1
             body = [_INDENT.sub("", x, count=1) for x in lines[i:j]]
-            blocks.append(Block("code", "\n".join(["```", *body, "```"]), i + offset + 1, j + offset))
+            # Longer than any run of backticks inside, or a fence the code shows would close it.
+            fence = "`" * max(3, 1 + max((len(t) for t in _TICKS.findall("\n".join(body))), default=0))
+            blocks.append(Block("code", "\n".join([fence, *body, fence]), i + offset + 1, j + offset))
             i = j
             continue
         marker = markdown.fence_open(line)
