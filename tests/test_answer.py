@@ -84,6 +84,8 @@ def test_every_citation_form_a_model_writes_is_checked_streamed_or_whole(text, c
     # A group nested round a stripped one is a citation once it goes, and is counted.
     ("Refunds take 14 days [1[9]] in all.", "Refunds take 14 days [1] in all.", [1], [1], 1),
     ("Refunds take 14 days [2,[9]] in all.", "Refunds take 14 days [2] in all.", [2], [2], 1),
+    ("Refunds take 14 days [1 [9]] in all.", "Refunds take 14 days [1] in all.", [1], [1], 1),  # a space before it
+    ("Refunds take 14 days [2, [9] ] in all.", "Refunds take 14 days [2] in all.", [2], [2], 1),
 ])
 def test_no_mark_is_shown_that_was_not_counted(text, clean, cited, marks, stripped):
     c = clean_citations(text, n_shown=2)

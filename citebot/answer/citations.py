@@ -287,11 +287,11 @@ class AnswerStream:
             if ch.isspace():
                 self.ws += ch
                 continue
-            if ch in _CLOSERS and self.stripped_at == len(body) and not self.ws:
+            if ch in _CLOSERS and self.stripped_at == len(body) and "\n" not in self.ws:
                 outer = _CUT_GROUP.search(body, self.shown)
-                if outer:  # "[1[9]]" once [9] goes: [1] is a citation, read as one
+                if outer:  # "[1[9]]" (or "[1 [9] ]") once [9] goes: [1] is a citation, read as one
                     group, self.body = _TRAIL.sub("", body[outer.start():]), body[:outer.start()]
-                    self.stripped_at = -1
+                    self.stripped_at, self.ws = -1, ""
                     self._prose(group + ch + text[i + 1:])
                     return
             if body:  # leading whitespace is dropped
@@ -322,7 +322,7 @@ class AnswerStream:
         end = len(self.body) - (1 if self._ends_listed() or self._listed() else 0)
         if not self.code:
             end = min(end, self._label_at())
-            if self.stripped_at == len(self.body) and not self.ws:
+            if self.stripped_at == len(self.body) and "\n" not in self.ws:
                 # "[7" right before a stripped "[9]": a closer in the next delta makes it
                 # the citation "[7]" (see _append), so it is held until that is decided.
                 outer = _CUT_GROUP.search(self.body, self.shown)
