@@ -173,7 +173,8 @@ def test_the_refusal_sentence_with_citations_is_the_refusal(reply):
     assert shown == "" and tail == REFUSAL and cleaned.refused and cleaned.cited == []
 
 
-@pytest.mark.parametrize("reply", ["[1]", "[1] [2]", "[1, 2]\n[3]"])
+# ... however long: brackets and marks past the opening's window were shown, then taken back.
+@pytest.mark.parametrize("reply", ["[1]", "[1] [2]", "[1, 2]\n[3]", "[ " * 500, "[1] " * 300, "] . , " * 200])
 def test_a_reply_of_citation_marks_alone_is_no_answer(reply):
     s = AnswerStream(3)
     shown = "".join(s.feed(p) for p in reply)

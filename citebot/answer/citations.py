@@ -312,8 +312,10 @@ class AnswerStream:
             words = without_marks(self.body[:4 * REFUSAL_WINDOW])
             if REFUSAL.startswith(words) or words.startswith(REFUSAL):
                 return ""  # the refusal sentence, so far: shown as the refusal or not at all
-            if (self.marks and _WORD.search(words)) or (
-                    len(self.body) >= REFUSAL_WINDOW and not REFUSAL_PATTERNS.search(opening)):
+            # Never before a word: a reply of marks and brackets alone is no answer, and
+            # shown, it had to be taken back (one whose opening holds none is shown at its end).
+            if _WORD.search(words) and (self.marks or (
+                    len(self.body) >= REFUSAL_WINDOW and not REFUSAL_PATTERNS.search(opening))):
                 self.deciding = False
             else:
                 return ""
