@@ -555,6 +555,28 @@ def test_the_chunk_retrieval_ranked_first_leads_the_quote_by_top_chunk():
     assert ex.text == "“Tents ship free.” [1]"
 
 
+def test_a_code_block_leads_only_when_the_question_asks_for_code_or_steps():
+    code = "```python\napp.add_middleware(A)\napp.add_middleware(B)\n```"
+    units = [ex_mod.Scored(ex_mod.Unit(1, 0, code, code, "code"), 0.60, 0.30, frozenset({"middleware"})),
+             ex_mod.Scored(ex_mod.Unit(1, 2, "The last one added runs first.", "The last one added runs first.",
+                                       "sentence"), 0.50, 0.30, frozenset({"middleware"})),
+             ex_mod.Scored(ex_mod.Unit(2, 0, "Middleware wraps the app.", "Middleware wraps the app.", "sentence"),
+                           0.47, 0.30, frozenset({"middleware"}))]
+
+    def lead(question):
+        return ex_mod.quote_answer(question, units, 0.3, 1, {}, strongest=None).text.split("\n")[0]
+    # 0.50 is within LEAD (0.8) of 0.60: the sentence answers "which one ...?", the example beside it does not.
+    assert lead("which middleware sees the request first?") == "“The last one added runs first.” [1]"
+    # A question that asks for code or steps still gets the code block.
+    for q in ("show me an example of adding two middlewares", "what's the command to add middleware?",
+              "how do I add two middlewares?", "添加中间件的代码"):
+        assert ex_mod.asks_code(q) and lead(q) == "```python", q
+    assert not ex_mod.asks_code("which middleware sees the request first?")
+    # A sentence further below the code block than LEAD does not lead.
+    weak = [units[0], ex_mod.Scored(units[1].unit, 0.47, 0.30, units[1].terms)]
+    assert ex_mod.quote_answer("which one runs first?", weak, 0.3, 1, {}, strongest=None).text.startswith("```")
+
+
 def test_thresholds_read_the_units_own_scores_not_the_bonus():
     def scored(n, text, score, terms):
         return ex_mod.Scored(ex_mod.Unit(n, 0, text, text, "sentence"), score, score, frozenset(terms))

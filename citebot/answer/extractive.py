@@ -59,6 +59,12 @@ _FIRST_STEP = re.compile(r"^\s*0*1[.)]\s+")  # a list numbered from 1 again is a
 _PROCEDURE = re.compile(r"\bhow (?:do|can|should|would|could|does|did) (?:i|we|you|one|they|it)\b|\bhow to\b"
                         r"|\bsteps?\b|\bprocedure\b|怎么|如何|怎样|步骤", re.I)
 MAX_STEPS = 10
+# A question that asks for code: a command, an example, a snippet.  Only such a
+# question (or one that asks for steps) is answered by a code block when a
+# sentence scores within ``LEAD`` of it: "which middleware sees the request
+# first?" is answered by the sentence that says so, not by the example beside it.
+_ASKS_CODE = re.compile(r"\b(?:commands?|code|examples?|snippets?|syntax|scripts?)\b|命令|代码|示例|例子|কমান্ড|কোড",
+                        re.I)
 TYPE_BONUS = 0.15
 _NUMBER = re.compile(r"(?<![\w.\-–])\d+(?:\.\d+)?(?![\w.-]*\d)")  # 175, 2.5; not a part of E4032, 0.128.0 or 1-3
 _RANGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:-|–|—|to)\s*(\d+(?:\.\d+)?)(?![\w.]*\d)")
@@ -404,6 +410,11 @@ def asks_quantity(question: str) -> bool:
     return bool(_ASKS_QUANTITY.search(question))
 
 
+def asks_code(question: str) -> bool:
+    """Whether the question asks for code (a command, an example) or for steps."""
+    return bool(_ASKS_CODE.search(question)) or asks_steps(question)
+
+
 def asks_steps(question: str) -> bool:
     """Whether the question asks how to do something (its answer: a whole procedure)."""
     return bool(_PROCEDURE.search(question))
@@ -411,7 +422,7 @@ def asks_steps(question: str) -> bool:
 
 def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re.Pattern | None = None,
             idf: Mapping[str, float] | None = None, strongest: int | None = None, steps: bool = False,
-            form: frozenset[str] = frozenset(), quantity: bool = False) -> Extract:
+            form: frozenset[str] = frozenset(), quantity: bool = False, code: bool = True) -> Extract:
     """The quotes; ``kind`` is what an answer must hold (a duration for "how
     long"): a unit holding it leads when it scores within ``LEAD`` of the
     best (a table row only when it holds the best unit's question terms too); ``idf`` weighs the question's terms (a second quote must add
@@ -420,7 +431,9 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     ``steps``: the question asks for a procedure (``asks_steps``); ``form``:
     the question's answer-kind terms (``form_terms``), no part of the question
     for a second quote to add; ``quantity``: the question asks for a number
-    (``asks_quantity``), so a lead quote without one is a refusal.
+    (``asks_quantity``), so a lead quote without one is a refusal; ``code``
+    false: the question asks for no code (``asks_code``), so a sentence or row
+    within ``LEAD`` of a code block leads instead of it.
     Every threshold (``min_score``, ``LEAD``, ``SECOND``) reads the units' own
     scores: the bonus picks among units, it never lets a weaker one through."""
     if not scored:
@@ -440,6 +453,9 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # price does not answer "shipping to China", whose row says none.
         best = next((s for s in ranked if s.score >= LEAD * best.score and kind.search(s.unit.text)
                      and (s.unit.kind != "row" or s.terms >= best.terms)), best)
+    if not code and best.unit.kind == "code":
+        best = next((s for s in ranked if s.unit.kind != "code" and s.score >= LEAD * best.score
+                     and (kind is None or kind.search(s.unit.text) or not kind.search(best.unit.text))), best)
     quotes = [(steps and _steps(best, scored)) or _window(best, scored, max_units)]
     if quantity and not any(_QUANTITY.search(u.text) for u in quotes[0]):
         return Extract(REFUSAL, [], scored, [], reason="the question asks for a number and the passage that "
@@ -479,6 +495,7 @@ def extractive(question: str, terms: Sequence[Sequence[str]], ctx: Context, stat
 def quote_answer(question: str, scored: list[Scored], min_score: float, max_units: int,
                  idf: Mapping[str, float], strongest: int | None) -> Extract:
     """:func:`compose` with what the question itself says: the kind of answer
-    it wants, whether it asks for steps or a quantity, and its answer-kind words."""
+    it wants, whether it asks for steps, code or a quantity, and its answer-kind words."""
     return compose(scored, min_score, max_units, answer_type(question), idf, strongest=strongest,
-                   steps=asks_steps(question), form=form_terms(question), quantity=asks_quantity(question))
+                   steps=asks_steps(question), form=form_terms(question), quantity=asks_quantity(question),
+                   code=asks_code(question))
