@@ -572,6 +572,7 @@ def test_a_code_block_leads_only_when_the_question_asks_for_code_or_steps():
               "how do I add two middlewares?", "添加中间件的代码"):
         assert ex_mod.asks_code(q) and lead(q) == "```python", q
     assert not ex_mod.asks_code("which middleware sees the request first?")
+    assert not ex_mod.asks_code("which status code does a validation error return?")
     # A sentence further below the code block than LEAD does not lead.
     weak = [units[0], ex_mod.Scored(units[1].unit, 0.47, 0.30, units[1].terms)]
     assert ex_mod.quote_answer("which one runs first?", weak, 0.3, 1, {}, strongest=None).text.startswith("```")

@@ -63,8 +63,8 @@ MAX_STEPS = 10
 # question (or one that asks for steps) is answered by a code block when a
 # sentence scores within ``LEAD`` of it: "which middleware sees the request
 # first?" is answered by the sentence that says so, not by the example beside it.
-_ASKS_CODE = re.compile(r"\b(?:commands?|code|examples?|snippets?|syntax|scripts?)\b|命令|代码|示例|例子|কমান্ড|কোড",
-                        re.I)
+_ASKS_CODE = re.compile(r"\b(?:commands?|(?<!status )(?<!exit )(?<!error )(?<!response )code|examples?|snippets?"
+                        r"|syntax|scripts?)\b|命令|代码|示例|例子|কমান্ড|কোড", re.I)  # a status code is a number
 TYPE_BONUS = 0.15
 _NUMBER = re.compile(r"(?<![\w.\-–])\d+(?:\.\d+)?(?![\w.-]*\d)")  # 175, 2.5; not a part of E4032, 0.128.0 or 1-3
 _RANGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:-|–|—|to)\s*(\d+(?:\.\d+)?)(?![\w.]*\d)")
