@@ -86,6 +86,12 @@ def test_every_citation_form_a_model_writes_is_checked_streamed_or_whole(text, c
     ("Refunds take 14 days [2,[9]] in all.", "Refunds take 14 days [2] in all.", [2], [2], 1),
     ("Refunds take 14 days [1 [9]] in all.", "Refunds take 14 days [1] in all.", [1], [1], 1),  # a space before it
     ("Refunds take 14 days [2, [9] ] in all.", "Refunds take 14 days [2] in all.", [2], [2], 1),
+    # ... or with numbers after it: "[[9]9]" left an uncounted "[9]", "[2 [9], 1]" an uncounted "[2, 1]".
+    ("Refunds take 14 days [[9]9] in all.", "Refunds take 14 days in all.", [], [], 2),
+    ("Refunds take 14 days [[9]2] in all.", "Refunds take 14 days [2] in all.", [2], [2], 1),
+    ("Refunds take 14 days [2 [9], 1] in all.", "Refunds take 14 days [2, 1] in all.", [2, 1], [2, 1], 1),
+    ("Refunds take 14 days [ [9] 1 ] in all.", "Refunds take 14 days [1] in all.", [1], [1], 1),
+    ("Refunds take 14 days [0[9]] in all.", "Refunds take 14 days in all.", [], [], 2),  # no double space left
 ])
 def test_no_mark_is_shown_that_was_not_counted(text, clean, cited, marks, stripped):
     c = clean_citations(text, n_shown=2)
@@ -174,7 +180,8 @@ def test_the_refusal_sentence_with_citations_is_the_refusal(reply):
 
 
 # ... however long: brackets and marks past the opening's window were shown, then taken back.
-@pytest.mark.parametrize("reply", ["[1]", "[1] [2]", "[1, 2]\n[3]", "[ " * 500, "[1] " * 300, "] . , " * 200])
+@pytest.mark.parametrize("reply", ["[1]", "[1] [2]", "[1, 2]\n[3]", "[ " * 500, "[1] " * 300, "] . , " * 200,
+                                   "[2][9[9]]", "[2]! Source:\n", "[ " * 150 + "\nSources: [9]"])
 def test_a_reply_of_citation_marks_alone_is_no_answer(reply):
     s = AnswerStream(3)
     shown = "".join(s.feed(p) for p in reply)

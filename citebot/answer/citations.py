@@ -68,6 +68,7 @@ _TRAIL = re.compile(f"[{_GAP}{_LIST}{_RANGE}]+$")  # what a group may end in bef
 _BARE_SOURCES = re.compile(f"(?:^|\\n|(?<=[.!?]))\\s*{_LABEL}\\s*:[{_GAP}{_LIST}]*$", re.I)
 _LABEL_SO_FAR = re.compile(r"(?:^|\n|(?<=[.!?]))[ \t]*([A-Za-z]+)$")  # a last word that may still grow into one
 _WORD = re.compile(r"\w")
+_LETTER = re.compile(r"[^\W\d_]")
 _LISTED = re.compile(r"\][,;]$")  # a citation with a list separator after it
 
 
@@ -80,9 +81,9 @@ def _int(digits: str) -> int:
     return int(digits) if len(digits) <= 18 else 10 ** 18
 
 
-def _last_opener(text: str, end: int) -> int:
-    """Where the last opening bracket before ``end`` stands (-1: none)."""
-    return max(text.rfind(o, 0, end) for o in _OPENERS)
+def _last_opener(text: str, end: int, start: int = 0) -> int:
+    """Where the last opening bracket in ``text[start:end]`` stands (-1: none)."""
+    return max(text.rfind(o, start, end) for o in _OPENERS)
 
 
 def parse_group(body: str) -> list[int]:
@@ -134,6 +135,7 @@ class AnswerStream:
         self.stripped = 0
         self.stripped_at = -1  # where in body the last stripped citation stood
         self.deciding = True  # still reading the opening for a refusal
+        self.wordless = False  # ... whose whole window holds no word: held to the end
         self.code = ""  # the backticks that opened the code we are in ("" in prose)
 
     def feed(self, delta: str) -> str:
@@ -279,6 +281,15 @@ class AnswerStream:
         """Whether the body ends in a comma (or ";") right where a citation was stripped."""
         return self.stripped_at == len(self.body) - 1 and self.body[-1:] in (",", ";")
 
+    def _reopened(self, body: str, group: re.Pattern = _CUT_GROUP) -> int:
+        """Where a group still open at the end of ``body`` round the last stripped
+        citation begins ("[1" of "[1[9]", "[" of "[[9]9", "[2" of "[2 [9], 1"); -1: none.
+        A group holds no opener, so it can only begin at the last one before the strip."""
+        if not self.shown < self.stripped_at <= len(body):
+            return -1
+        start = _last_opener(body, self.stripped_at, self.shown)  # never further back than what is shown
+        return start if start >= 0 and group.match(body, start) else -1
+
     def _append(self, text: str) -> None:
         # Grown in a local with no other reference, so each character is appended in
         # place: "self.body += ch" copied the whole answer per character (quadratic).
@@ -287,11 +298,13 @@ class AnswerStream:
             if ch.isspace():
                 self.ws += ch
                 continue
-            if ch in _CLOSERS and self.stripped_at == len(body) and "\n" not in self.ws:
-                outer = _CUT_GROUP.search(body, self.shown)
-                if outer:  # "[1[9]]" (or "[1 [9] ]") once [9] goes: [1] is a citation, read as one
-                    group, self.body = _TRAIL.sub("", body[outer.start():]), body[:outer.start()]
-                    self.stripped_at, self.ws = -1, ""
+            if ch in _CLOSERS and "\n" not in self.ws:
+                outer = self._reopened(body)
+                if outer >= 0:  # "[1[9]]", "[1 [9] ]", "[[9]9]", "[2 [9], 1]" once [9] goes: a citation, read as one
+                    group, head = _TRAIL.sub("", body[outer:]), body[:outer]
+                    # The gap before the group is held again, so a group stripped whole leaves none ("A [0[9]] b.").
+                    kept = max(len(head.rstrip(" \t")), self.shown)
+                    self.body, self.ws, self.stripped_at = head[:kept], head[kept:], -1
                     self._prose(group + ch + text[i + 1:])
                     return
             if body:  # leading whitespace is dropped
@@ -307,29 +320,36 @@ class AnswerStream:
         """What may be shown now: nothing while the opening could still turn
         out to be a refusal (see :func:`is_refusal`)."""
         if self.deciding:
+            if self.wordless:
+                return ""
             opening = self.body[:REFUSAL_WINDOW]
             # The opening decides; reading the whole body at every delta was quadratic.
-            words = without_marks(self.body[:4 * REFUSAL_WINDOW])
+            head = self.body[:4 * REFUSAL_WINDOW]
+            if len(self.body) <= 4 * REFUSAL_WINDOW:  # a closing "Sources:" label may yet be dropped: no word
+                head = head[:self._label_at()]
+            words = without_marks(head)
             if REFUSAL.startswith(words) or words.startswith(REFUSAL):
                 return ""  # the refusal sentence, so far: shown as the refusal or not at all
-            # Never before a word: a reply of marks and brackets alone is no answer, and
-            # shown, it had to be taken back (one whose opening holds none is shown at its end).
-            if _WORD.search(words) and (self.marks or (
+            # Never before a word (a letter; a digit may be a mark's): a reply of marks and
+            # brackets alone is no answer, and shown, it had to be taken back.  One whose
+            # opening holds none is held to its end and shown then, if a word came.
+            if _LETTER.search(words) and (self.marks or (
                     len(self.body) >= REFUSAL_WINDOW and not REFUSAL_PATTERNS.search(opening))):
                 self.deciding = False
             else:
+                self.wordless = len(self.body) > 4 * REFUSAL_WINDOW and not _LETTER.search(words)
                 return ""
         # A comma after a citation (kept or stripped) is held back: the next citation may
         # be stripped, or follow a stripped one, and the comma goes with it.
         end = len(self.body) - (1 if self._ends_listed() or self._listed() else 0)
         if not self.code:
             end = min(end, self._label_at())
-            if self.stripped_at == len(self.body) and "\n" not in self.ws:
-                # "[7" right before a stripped "[9]": a closer in the next delta makes it
-                # the citation "[7]" (see _append), so it is held until that is decided.
-                outer = _CUT_GROUP.search(self.body, self.shown)
-                if outer:
-                    end = min(end, outer.start())
+            if "\n" not in self.ws:
+                # "[7" right before a stripped "[9]" (or "[7 [9], 8" round it): a closer in the next
+                # delta makes it the citation "[7]" (see _append), so it is held until that is decided.
+                outer = self._reopened(self.body, _OPEN_GROUP)  # "[" alone too: "[ [0]" may go on " 1 ]"
+                if outer >= 0:  # ... and the gap before it, which goes if the group goes whole
+                    end = min(end, len(self.body[:outer].rstrip(" \t")))
         out = self.body[self.shown:end]
         self.shown = max(self.shown, end)
         return out
