@@ -333,11 +333,12 @@ class AnswerStream:
             # Never before a word (a letter; a digit may be a mark's): a reply of marks and
             # brackets alone is no answer, and shown, it had to be taken back.  One whose
             # opening holds none is held to its end and shown then, if a word came.
-            if _LETTER.search(words) and (self.marks or (
+            worded = bool(_LETTER.search(words))
+            if worded and (self.marks or (
                     len(self.body) >= REFUSAL_WINDOW and not REFUSAL_PATTERNS.search(opening))):
                 self.deciding = False
             else:
-                self.wordless = len(self.body) > 4 * REFUSAL_WINDOW and not _LETTER.search(words)
+                self.wordless = len(self.body) > 4 * REFUSAL_WINDOW and not worded
                 return ""
         # A comma after a citation (kept or stripped) is held back: the next citation may
         # be stripped, or follow a stripped one, and the comma goes with it.
