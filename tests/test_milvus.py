@@ -306,3 +306,31 @@ def test_a_k_beyond_what_milvus_returns_is_capped_not_a_crash(tmp_path):
         assert [h.id for h in idx.dense_search(vec[0], Scope(), k)] == ["c0", "c1", "c2"]
     assert all(limit <= mv.TOPK_MAX and (ef is None or ef <= 4 * mv.TOPK_MAX) for limit, ef in asked)
     idx.client.close()
+
+
+def test_an_update_cut_off_before_its_stamp_is_redone_when_the_page_goes_back(tmp_path, counting, monkeypatch):
+    # a.md is staff; an edit publishes it, and the in-place update dies after upserting the
+    # public row but before stamping the manifest; the author puts the staff page back.
+    folder = tmp_path / "docs"
+    staff = "---\naudience: staff\n---\n# A\n\nThe zorbulator code is 4471.\n"
+    write(folder / "a.md", staff)
+    write(folder / "b.md", "# B\n\nShipping takes two days.\n")
+    cfg = Config(embed_model="packaged", backend="milvus", milvus_uri=str(tmp_path / "x.db"), milvus_collection="x",
+                 use_rerank=False)
+    ingest(folder, cfg, embedder=counting, log=lambda m: None)
+    write(folder / "a.md", "# A\n\nThe zorbulator code is 4471.\n")  # published: same text
+    real = mv._insert
+
+    def crash(client, name, rows, batch=1000):
+        if name.endswith("_terms"):
+            raise RuntimeError("killed before the stamp")
+        real(client, name, rows, batch)
+    monkeypatch.setattr(mv, "_insert", crash)
+    with pytest.raises(RuntimeError):
+        ingest(folder, cfg, embedder=counting, log=lambda m: None)
+    monkeypatch.setattr(mv, "_insert", real)
+    write(folder / "a.md", staff)  # the very bytes the stamped manifest names
+    ingest(folder, cfg, embedder=counting, log=lambda m: None)
+    idx = mv.MilvusIndex.open(cfg)
+    assert {c.source: c.audience for c in idx.scan(Scope.everything())} == {"a.md": "staff", "b.md": "public"}
+    assert [h.chunk.source for h in idx.sparse_search(analyze("zorbulator"), Scope(), 5)] == []

@@ -345,8 +345,9 @@ def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, 
     None), or update the live collection in place: upsert the chunks of new
     and changed files (``changed``: their paths; metadata may have changed
     with the text unchanged), delete the chunks no file holds any more,
-    refresh the term statistics, and stamp the manifest last (a crash before
-    it leaves the old manifest, so the next ingest redoes the work).  BM25
+    refresh the term statistics, and stamp the manifest last (first, a stamp
+    that vouches only for the files left alone, so after a crash the next
+    ingest reads every touched file again, even one put back as it was).  BM25
     weights are exact after a rebuild; in place, every chunk is re-weighed
     once the average chunk length has moved by more than ``REWEIGH``.
     ``old_ids``: the ids the live collection holds, when the caller has read
@@ -390,6 +391,14 @@ def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, 
             raise
         return name
     live = previous.collection
+    # Before any row changes, a manifest that vouches only for the files this update leaves
+    # alone: a crash midway left the old one, whose hashes then vouched for rows already
+    # rewritten, and a page put back as it was (staff again) kept the half-written public row.
+    old_sources = previous.manifest.get("sources", {})
+    keep = {rel: v for rel, v in old_sources.items() if rel in manifest.get("sources", {}) and rel not in changed}
+    if keep != old_sources:
+        client.alter_collection_properties(
+            live, properties={MANIFEST: json.dumps(dict(previous.manifest, sources=keep), ensure_ascii=False)})
     if old_ids is None:
         old_ids = {c.id for c in previous.scan(Scope.everything())}
     gone = sorted(old_ids - {c.id for c in chunks})
