@@ -379,7 +379,7 @@ def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, 
             client.flush(name)
             client.flush(terms_name)
             manifest["terms_collection"] = terms_name
-            client.alter_collection_properties(name, properties={MANIFEST: json.dumps(manifest, ensure_ascii=False)})
+            _stamp(client, name, manifest)
             _switch(client, cfg.milvus_collection, name)
         except BaseException:
             # The alias still names the old collection; the half-built copy goes (best effort).
@@ -397,8 +397,7 @@ def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, 
     old_sources = previous.manifest.get("sources", {})
     keep = {rel: v for rel, v in old_sources.items() if rel in manifest.get("sources", {}) and rel not in changed}
     if keep != old_sources:
-        client.alter_collection_properties(
-            live, properties={MANIFEST: json.dumps(dict(previous.manifest, sources=keep), ensure_ascii=False)})
+        _stamp(client, live, dict(previous.manifest, sources=keep))
     if old_ids is None:
         old_ids = {c.id for c in previous.scan(Scope.everything())}
     gone = sorted(old_ids - {c.id for c in chunks})
@@ -416,8 +415,13 @@ def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, 
     manifest["terms_collection"] = previous.terms_collection
     if not reweigh:
         manifest["avgdl"] = before  # the weights on disk were made with this one
-    client.alter_collection_properties(live, properties={MANIFEST: json.dumps(manifest, ensure_ascii=False)})
+    _stamp(client, live, manifest)
     return live
+
+
+def _stamp(client, name: str, manifest: dict) -> None:
+    """Write ``manifest`` into the collection's properties, where :func:`open` reads it."""
+    client.alter_collection_properties(name, properties={MANIFEST: json.dumps(manifest, ensure_ascii=False)})
 
 
 def _create(client, cfg, dim: int) -> str:
