@@ -724,6 +724,30 @@ def test_a_huge_streamed_answer_is_cleaned_in_linear_time():
     assert big < 8 * small, (small, big)
 
 
+@pytest.mark.parametrize("tail", ["", "]" * 3 + " in all.", "] more [1] in all."])
+def test_a_chain_of_open_groups_fed_a_character_at_a_time_is_walked_once(monkeypatch, tail):
+    # Each character of a chain of open groups ("[1 [9[1 [9..." may yet close round its inner
+    # ones) walked the whole chain again: 5 KB fed a character at a time took 6 s.  Counted,
+    # not timed: the walk steps per character stay bounded, and the answer is the whole text's.
+    from citebot.answer import citations as cit
+    steps = 0
+    real = cit._last_opener
+
+    def counted(*args):
+        nonlocal steps
+        steps += 1
+        return real(*args)
+    monkeypatch.setattr(cit, "_last_opener", counted)
+    text = "Refunds take 14 days " + "[1 [9" * 400 + tail
+    whole = clean_citations(text, 3)
+    steps = 0
+    s = AnswerStream(3)
+    shown = "".join(s.feed(ch) for ch in text)
+    rest, cleaned = s.finish()
+    assert shown + rest == cleaned.text == whole.text and cleaned.stripped == whole.stripped
+    assert steps < 10 * len(text), steps / len(text)
+
+
 @pytest.mark.parametrize("parts", [["Refunds take 14 days [2][7[9", "]", "]."],
                                    ["Refunds take 14 days [2] more [7[9", "]", "]."]])
 def test_a_group_round_a_stripped_one_is_held_until_its_closer_arrives(parts):

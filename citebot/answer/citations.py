@@ -137,6 +137,7 @@ class AnswerStream:
         self.deciding = True  # still reading the opening for a refusal
         self.wordless = False  # ... whose whole window holds no word: held to the end
         self.code = ""  # the backticks that opened the code we are in ("" in prose)
+        self._chain: tuple[int, int] | None = None  # where in raw the last walk over open groups began and ended
 
     def feed(self, delta: str) -> str:
         self.raw += delta
@@ -145,6 +146,7 @@ class AnswerStream:
             if close is not None and close.end() < len(self.raw):
                 head, self.raw = self.raw[:close.end()], self.raw[close.end():]
                 self.raw = self._consume(head) + self.raw
+                self._chain = None  # the held text moved
         cut = len(self.raw.rstrip("`"))  # a run of backticks may still grow into a fence
         # Held from the last "[" while more digits could still close it as a citation,
         # however long: cut short, a long group reached the screen unchecked.
@@ -154,10 +156,24 @@ class AnswerStream:
             # "[1[9": the outer group may close round the inner one.  A group holds no opener,
             # so it can only begin at the last one before the cut (searching from the top per
             # group made a chain of them cubic).
-            while (outer := _last_opener(self.raw, cut)) >= 0 and _CUT_GROUP.match(self.raw, outer, cut):
+            # The walk from the last delta's opener on is the one made then (its text is the same):
+            # taken from there, a chain of a thousand "[1 [9" fed a character at a time is linear,
+            # not a walk over the whole chain per character.
+            top = cut
+            while True:
+                if self._chain is not None and cut == self._chain[0]:
+                    cut = self._chain[1]
+                outer = _last_opener(self.raw, cut)
+                if outer < 0 or not _CUT_GROUP.match(self.raw, outer, cut):
+                    break
                 cut = outer
+            self._chain = (top - len(self.raw), cut - len(self.raw))  # from the end: consuming the head moves no end
+        else:
+            self._chain = None
         ready, self.raw = self.raw[:cut], self.raw[cut:]
         self.raw = self._consume(ready) + self.raw
+        if self._chain is not None:
+            self._chain = (len(self.raw) + self._chain[0], len(self.raw) + self._chain[1])
         return self._release()
 
     def finish(self) -> tuple[str, Cleaned]:
