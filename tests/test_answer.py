@@ -724,6 +724,21 @@ def test_a_huge_streamed_answer_is_cleaned_in_linear_time():
     assert big < 8 * small, (small, big)
 
 
+@pytest.mark.parametrize("parts", [["A [2], [ [", "9] 1 ] in all."],
+                                   ["Refunds take 14 days word 19.  [1] [ [", "91", "]9] [, w", "ord ."]])
+def test_an_opener_with_no_number_yet_is_held_round_an_open_group(parts):
+    # "[ " before an open "[" was shown at once, as it holds no digit yet: the next delta
+    # closed it round the stripped inner group, and the screen kept "[ 1 ]" uncounted, or
+    # "[ 9]", an invalid number shown (found by streaming random text in random pieces).
+    text = "".join(parts)
+    whole = clean_citations(text, 2)
+    s = AnswerStream(2)
+    shown = "".join(s.feed(p) for p in parts)
+    tail, cleaned = s.finish()
+    assert shown + tail == cleaned.text == whole.text and (cleaned.stripped, cleaned.marks) == (whole.stripped, whole.marks)
+    streamed_every_way(text, 2)
+
+
 @pytest.mark.parametrize("tail", ["", "]" * 3 + " in all.", "] more [1] in all."])
 def test_a_chain_of_open_groups_fed_a_character_at_a_time_is_walked_once(monkeypatch, tail):
     # Each character of a chain of open groups ("[1 [9[1 [9..." may yet close round its inner

@@ -153,7 +153,8 @@ class AnswerStream:
         start = _last_opener(self.raw, cut)
         if start >= 0 and not self.code and _OPEN_GROUP.match(self.raw, start, cut):
             cut = start
-            # "[1[9": the outer group may close round the inner one.  A group holds no opener,
+            # "[1[9", "[ [9": the outer group may close round the inner one, with or without a
+            # number of its own yet ("[ [9] 1 ]" is "[1]").  A group holds no opener,
             # so it can only begin at the last one before the cut (searching from the top per
             # group made a chain of them cubic).
             # The walk from the last delta's opener on is the one made then (its text is the same):
@@ -164,7 +165,7 @@ class AnswerStream:
                 if self._chain is not None and cut == self._chain[0]:
                     cut = self._chain[1]
                 outer = _last_opener(self.raw, cut)
-                if outer < 0 or not _CUT_GROUP.match(self.raw, outer, cut):
+                if outer < 0 or not _OPEN_GROUP.match(self.raw, outer, cut):
                     break
                 cut = outer
             self._chain = (top - len(self.raw), cut - len(self.raw))  # from the end: consuming the head moves no end
