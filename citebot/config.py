@@ -70,6 +70,12 @@ class Config:
     weight_dense: float = 1.0
     rerank_pool: int = 20
     final_k: int = 5
+    # Dense pseudo-relevance feedback (Rocchio), off: each dense query searched
+    # again as q + prf_beta * mean(the top prf_docs fused chunks' vectors).
+    # Measured on tuning data it helped one source and cost two (README,
+    # "Fusion and ranking"), so 0; kept so the measurement can be rerun.
+    prf_beta: float = 0.0
+    prf_docs: int = 3
     # Translations of one page (paths differing only by a language folder,
     # en/… zh/…) are one answer: the question's language when its script
     # names one, else the best-ranked translation (search/fusion.py).
@@ -112,7 +118,7 @@ class Config:
             if isinstance(v, float) and not math.isfinite(v):
                 raise ConfigError(f"{f.name} must be a finite number, got {v!r}")
         positive = ("answer_sentences", "chunk_tokens", "sparse_k", "dense_k", "rrf_k", "rerank_pool",
-                    "final_k", "context_tokens")
+                    "final_k", "context_tokens", "prf_docs")
         for key in positive:
             if getattr(self, key) < 1:
                 raise ConfigError(f"{key} must be at least 1, got {getattr(self, key)!r}")
@@ -128,6 +134,8 @@ class Config:
                 raise ConfigError(f"{key} must be between 0 and 1, got {v!r}")
         if self.weight_sparse < 0 or self.weight_dense < 0 or not (self.weight_sparse or self.weight_dense):
             raise ConfigError("weight_sparse and weight_dense must be >= 0 and not both 0")
+        if self.prf_beta < 0:
+            raise ConfigError(f"prf_beta must be >= 0 (0 = no feedback), got {self.prf_beta!r}")
         if self.bm25_k1 < 0 or not 0 <= self.bm25_b <= 1:
             raise ConfigError("bm25_k1 must be >= 0 and bm25_b within [0, 1]")
         if self.llm_timeout <= 0 or self.llm_deadline <= 0 or self.llm_retries < 0:

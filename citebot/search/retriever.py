@@ -81,7 +81,11 @@ def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
                 lists.append((_name("dense", i), index.dense_search(vectors[i], scope, cfg.dense_k)))
     timings["dense"] = (clock() - t0) * 1000
     t0 = clock()
-    fused = fusion.rrf(lists, cfg.rrf_k, {"bm25": cfg.weight_sparse, "dense": cfg.weight_dense})
+    weights = {"bm25": cfg.weight_sparse, "dense": cfg.weight_dense}
+    fused = fusion.rrf(lists, cfg.rrf_k, weights)
+    if vectors is not None and cfg.prf_beta > 0 and fused:
+        lists = feedback(index, lists, fused[:cfg.prf_docs], vectors, speaks, scope, cfg)
+        fused = fusion.rrf(lists, cfg.rrf_k, weights)
     if cfg.one_language_per_page:
         asked = question_lang(queries[0]) if queries else "en"
         fused = fusion.one_language_per_page(fused, None if asked == "en" else asked)
@@ -103,6 +107,25 @@ def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
     timings["total"] = sum(timings.values())
     return Retrieval(queries, scope, hits, fused, ev, cross_encoder is not None and bool(pool), terms, stats,
                      vectors, timings)
+
+
+def feedback(index: SearchIndex, lists: list[tuple[str, list[Hit]]], top: list[Hit], vectors: np.ndarray,
+             speaks: list[bool], scope: Scope, cfg) -> list[tuple[str, list[Hit]]]:
+    """Rocchio feedback: every dense list searched again with its query
+    vector moved towards the mean of the top fused chunks' vectors,
+    ``q + prf_beta * mean``, normalized.  The BM25 lists stay; the typed
+    query's own vector is still what evidence reads."""
+    stored = index.vectors([h.id for h in top])
+    if stored is None or not len(stored):
+        return lists
+    centre = np.asarray(stored, dtype=np.float32).mean(axis=0)
+    out = [(n, hs) for n, hs in lists if not n.startswith("dense")]
+    for i, ok in enumerate(speaks):
+        if ok:
+            q = vectors[i] + cfg.prf_beta * centre
+            q = (q / (np.linalg.norm(q) or 1.0)).astype(np.float32)
+            out.append((_name("dense", i), index.dense_search(q, scope, cfg.dense_k)))
+    return out
 
 
 def measure(index: SearchIndex, hits: list[Hit], terms: list[list[str]], stats: dict[str, TermStat],
