@@ -76,9 +76,7 @@ def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
     speaks = [dense_speaks(q, cfg.dense_langs) for q in queries]
     if cfg.use_dense and embed is not None and any(speaks):
         vectors = embed(queries)
-        for i in range(len(queries)):
-            if speaks[i]:
-                lists.append((_name("dense", i), index.dense_search(vectors[i], scope, cfg.dense_k)))
+        lists += dense_lists(index, vectors, speaks, scope, cfg.dense_k)
     timings["dense"] = (clock() - t0) * 1000
     t0 = clock()
     weights = {"bm25": cfg.weight_sparse, "dense": cfg.weight_dense}
@@ -109,6 +107,12 @@ def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
                      vectors, timings)
 
 
+def dense_lists(index: SearchIndex, vectors: np.ndarray, speaks: Sequence[bool], scope: Scope,
+                k: int) -> list[tuple[str, list[Hit]]]:
+    """One dense list per query the embedding model reads, named by query."""
+    return [(_name("dense", i), index.dense_search(vectors[i], scope, k)) for i, ok in enumerate(speaks) if ok]
+
+
 def feedback(index: SearchIndex, lists: list[tuple[str, list[Hit]]], top: list[Hit], vectors: np.ndarray,
              speaks: list[bool], scope: Scope, cfg) -> list[tuple[str, list[Hit]]]:
     """Rocchio feedback: every dense list searched again with its query
@@ -118,14 +122,11 @@ def feedback(index: SearchIndex, lists: list[tuple[str, list[Hit]]], top: list[H
     stored = index.vectors([h.id for h in top])
     if stored is None or not len(stored):
         return lists
-    centre = np.asarray(stored, dtype=np.float32).mean(axis=0)
-    out = [(n, hs) for n, hs in lists if not n.startswith("dense")]
-    for i, ok in enumerate(speaks):
-        if ok:
-            q = vectors[i] + cfg.prf_beta * centre
-            q = (q / (np.linalg.norm(q) or 1.0)).astype(np.float32)
-            out.append((_name("dense", i), index.dense_search(q, scope, cfg.dense_k)))
-    return out
+    moved = vectors + cfg.prf_beta * np.asarray(stored, dtype=np.float32).mean(axis=0)
+    norms = np.linalg.norm(moved, axis=1, keepdims=True)
+    moved = (moved / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+    return ([(n, hs) for n, hs in lists if not n.startswith("dense")]
+            + dense_lists(index, moved, speaks, scope, cfg.dense_k))
 
 
 def measure(index: SearchIndex, hits: list[Hit], terms: list[list[str]], stats: dict[str, TermStat],
