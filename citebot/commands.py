@@ -237,7 +237,10 @@ def models_main(argv: list[str] | None = None, prog: str = "citebot models") -> 
             return cli.fail(str(e))
         print(f"pulled {spec} into {safe_line(str(path))}; it is used from the next question on")
         return cli.EXIT_OK
-    found = [hub.locate("embedding", cfg.embed_model), hub.locate("cross-encoder", cfg.rerank_model)]
+    from citebot.search.models import parts
+
+    found = [hub.locate("embedding", m) for m in parts(cfg.embed_model)] + [hub.locate("cross-encoder",
+                                                                                     cfg.rerank_model)]
     if args.json:
         print(cli.json_text([{"role": w.role, "model": w.spec, "present": w.path is not None, "how": w.how,
                            "path": str(w.path) if w.path else None} for w in found], indent=2))
@@ -245,7 +248,7 @@ def models_main(argv: list[str] | None = None, prog: str = "citebot models") -> 
     for w in found:
         state = f"{w.how}: {safe_line(str(w.path))}" if w.path else w.how
         print(f"{w.role:14} {safe_line(w.spec):45} {state}")
-    if found[1].path is None and cfg.use_rerank:
+    if found[-1].path is None and cfg.use_rerank:
         print(dim("rerank is off until a cross-encoder is here: citebot models pull"))
     return cli.EXIT_OK
 

@@ -145,6 +145,10 @@ class Config:
         for key in ("embed_model", "rerank_model", "model", "milvus_uri", "data_dir"):
             if not getattr(self, key).strip():  # "" is the current folder, or fails at run time with exit 1
                 raise ConfigError(f"{key} is empty; give a value (the default is {getattr(Config, key)!r})")
+        if "+" in self.embed_model and not all(p.strip() for p in self.embed_model.split("+")) \
+                and not Path(self.embed_model).expanduser().is_dir():
+            raise ConfigError(f"embed_model {self.embed_model!r} joins an empty model; name each one, "
+                              "such as e5+packaged")
         if self.milvus_lite and not self.milvus_uri.endswith(".db") and not self.milvus_uri.startswith("unix:"):
             raise ConfigError(f"milvus_uri must be a milvus-lite file ending in .db (such as ./citebot.db) or a "
                               f"server address such as http://host:19530, got {self.milvus_uri!r}")

@@ -70,6 +70,9 @@ def cache_key(model_name: str, chunks: list[Chunk]) -> str:
 def embed_corpus(name: str, chunks: list[Chunk], embedder, cache_dir: Path, log) -> np.ndarray:
     """Corpus vectors [n, dim], from the cache when it holds them; otherwise
     embedded in batches (progress on stderr) and cached."""
+    members = getattr(embedder, "members", None)
+    if members:  # a composite: each model's vectors cached on their own (one model more costs only its own pass)
+        return embedder.join([embed_corpus(name, chunks, m, cache_dir, log) for m in members])
     path = Path(cache_dir) / f"{name}-{cache_key(embedder.name, chunks)}.npy"
     if path.is_file():
         try:

@@ -32,10 +32,23 @@ class ModelUnavailable(RuntimeError):
     pass
 
 
+JOIN = "+"  # "e5+packaged": two models as one (``Composite``)
+NAME_JOIN = " + "  # how a composite is named in the manifest
+
+
+def parts(spec: str) -> list[str]:
+    """The model specs a (possibly composite) spec names, in order."""
+    if JOIN not in spec or Path(spec).expanduser().is_dir():  # a model folder may have a "+" in its name
+        return [spec]
+    return [p.strip() for p in spec.split(JOIN)]
+
+
 def model_name(spec: str) -> str:
     """The name stamped into the index manifest for an embedding model spec; a
     model folder is named by where it is ("./model" typed in two folders is two
     models: stamped as typed, the second passed the settings check)."""
+    if len(parts(spec)) > 1:
+        return NAME_JOIN.join(model_name(p) for p in parts(spec))
     named = {PACKAGED: PACKAGED_NAME, E5: E5_NAME}.get(spec)
     if named is not None:
         return named
@@ -109,7 +122,13 @@ COSINE_SCALE: dict[str, tuple[float, float]] = {E5_NAME: (6.67, -5.27)}
 
 
 def cosine_scale(model: str | None) -> tuple[float, float]:
-    """(a, b) for the model stamped in an index; (1, 0) for models not measured."""
+    """(a, b) for the model stamped in an index; (1, 0) for models not measured.
+    A composite's cosine is its parts' cosines weighted by their slopes
+    (``Composite``), so the mean of the parts' scaled cosines is
+    (sum a * cosine + sum b) / n."""
+    if model and NAME_JOIN in model:
+        scales = [cosine_scale(m) for m in model.split(NAME_JOIN)]
+        return sum(a for a, _ in scales) / len(scales), sum(b for _, b in scales) / len(scales)
     return COSINE_SCALE.get(model or "", (1.0, 0.0))
 
 
@@ -119,8 +138,43 @@ def on_scale(cosine, scale: tuple[float, float]):
     return np.minimum(a * cosine + b, 1.0) if isinstance(cosine, np.ndarray) else min(a * cosine + b, 1.0)
 
 
+class Composite:
+    """Two or more embedding models searched as one vector: each part's unit
+    vector is scaled by sqrt(a_i / sum a) (a_i its cosine-scale slope) and the
+    parts concatenated, so the whole stays a unit vector and its cosine is
+    sum a_i * cos_i / sum a: on the common scale, the mean of the parts'
+    scaled cosines.  One vector per chunk keeps ``SearchIndex`` (and Milvus)
+    as it is; the dense list is then a score fusion of the models, which
+    measured a little better than fusing their ranks (README, "Two embedders")."""
+
+    def __init__(self, members: list):
+        self.members = members
+        self.name = NAME_JOIN.join(m.name for m in members)
+        self.dim = sum(int(m.dim) for m in members)
+        slopes = np.array([cosine_scale(m.name)[0] for m in members], dtype=np.float64)
+        self.weights = np.sqrt(slopes / slopes.sum())
+
+    def join(self, parts_: list[np.ndarray]) -> np.ndarray:
+        out = [w * _unit(np.asarray(v, dtype=np.float32)) for w, v in zip(self.weights, parts_)]
+        return np.concatenate(out, axis=1).astype(np.float32)
+
+    def encode(self, texts: list[str], progress: bool = False) -> np.ndarray:
+        return self.join([m.encode(list(texts)) for m in self.members])
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self.join([queries_of(m)(list(texts)) for m in self.members])
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    v = v.reshape(len(v), -1)
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    return v / np.where(norms == 0, 1.0, norms)
+
+
 @functools.lru_cache(maxsize=4)
 def embedder(spec: str = PACKAGED):
+    if len(parts(spec)) > 1:
+        return Composite([embedder(p) for p in parts(spec)])
     return E5Embedder() if spec == E5 else Embedder(spec)
 
 
