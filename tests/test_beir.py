@@ -316,3 +316,18 @@ def test_real_scifact_bm25_smoke(embedder):
     assert res["n_queries"] == 20 and res["n_docs"] == 5183
     row = res["configs"]["bm25"]
     assert 0.3 < row["ndcg@10"] <= 1.0 and 0.0 < row["recall@100"] <= 1.0
+
+
+def test_a_benchmark_sweep_embeds_each_query_once(tiny, monkeypatch):
+    # Every combination asks the same queries: SciFact train's 809 were embedded
+    # again for each one (94 s a row with e5+packaged), now once for the sweep.
+    from citebot.measurement import sweep
+    from citebot.search import models
+
+    made: list[ConceptEmbedder] = []
+    monkeypatch.setattr(models, "embedder", lambda spec: made.append(ConceptEmbedder()) or made[-1])
+    rows = sweep.benchmark("scifact", Config(embed_model="packaged", use_rerank=False), [("rrf_k", [5, 60, 100])],
+                           "test", None, lambda *a: None, root=tiny)
+    assert len(rows) == 3 and len(made) == 1
+    queried = [t for call in made[0].calls for t in call if t in {"zebrafish", "cardiomyocytes", "quantum imaging"}]
+    assert sorted(queried) == ["cardiomyocytes", "quantum imaging", "zebrafish"]

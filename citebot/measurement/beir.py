@@ -178,10 +178,12 @@ def _squad2_refusal(engine: Engine, queries, qrels, unanswerable, paragraph: dic
 
 
 def run(name: str, cfg: Config | None = None, configs=None, split: str = "test", limit: int | None = None,
-        log=print, *, root=None, embedder=None, reranker=Models._UNSET, cache_dir=None, refusal: bool = True) -> dict:
+        log=print, *, root=None, embedder=None, reranker=Models._UNSET, cache_dir=None, refusal: bool = True,
+        models: Models | None = None) -> dict:
     """Evaluate the configurations on one benchmark; see the module docstring.
     ``refusal`` False skips SQuAD 2.0's answer-level refusal pass (a sweep
-    reads only the ranking)."""
+    reads only the ranking); ``models`` given (a sweep's) keeps its query
+    embeddings from one run to the next."""
     wall0 = time.perf_counter()
     cfg = cfg or Config()
     default = default_name(cfg) or DEFAULT
@@ -193,7 +195,7 @@ def run(name: str, cfg: Config | None = None, configs=None, split: str = "test",
     bench = benchmarks.load(name, split, "lastturn" if name == "mtrag" else None, root=root)
     gold = benchmarks.load("mtrag", split, "rewrite", root=root) if name == "mtrag" else None
     ids = list(bench.queries)[:limit] if limit else list(bench.queries)
-    models = Models(embedder, reranker)
+    models = models or Models(embedder, reranker)
     need_vectors = any(config_for(c, cfg).use_dense for c in wanted)
     emb = models.embedder(cfg)
     t0 = time.perf_counter()

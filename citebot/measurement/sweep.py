@@ -64,13 +64,16 @@ def golden(engine: Engine, path, axes, split: str | None, answers: bool = False,
     return rows
 
 
-def benchmark(name: str, cfg: Config, axes, split: str, limit, log) -> list[tuple[dict, dict]]:
+def benchmark(name: str, cfg: Config, axes, split: str, limit, log, root=None) -> list[tuple[dict, dict]]:
     from citebot.measurement import beir
+    from citebot.search.models import Models
 
     rows = []
+    shared: dict[str, Models] = {}  # per pair of models: every combination asks the same queries
     for changes in combos(axes):
-        res = beir.run(name, cfg.replace(**changes), [evaluate.DEFAULT], split=split, limit=limit, log=log,
-                       refusal=False)
+        ccfg = cfg.replace(**changes)
+        res = beir.run(name, ccfg, [evaluate.DEFAULT], split=split, limit=limit, log=log, refusal=False, root=root,
+                       models=shared.setdefault(f"{ccfg.embed_model}\0{ccfg.rerank_model}", Models()))
         rows.append((changes, res["configs"][evaluate.DEFAULT]))
     return rows
 
