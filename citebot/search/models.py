@@ -144,8 +144,8 @@ class Composite:
     parts concatenated, so the whole stays a unit vector and its cosine is
     sum a_i * cos_i / sum a: on the common scale, the mean of the parts'
     scaled cosines.  One vector per chunk keeps ``SearchIndex`` (and Milvus)
-    as it is; the dense list is then a score fusion of the models, which
-    measured a little better than fusing their ranks (README, "Two embedders")."""
+    as it is; the dense list is then a score fusion of the models (README,
+    "Two embedders": opt-in, measured against e5 alone)."""
 
     def __init__(self, members: list):
         self.members = members
