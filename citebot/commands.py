@@ -237,7 +237,7 @@ def models_main(argv: list[str] | None = None, prog: str = "citebot models") -> 
             return cli.fail(str(e))
         print(f"pulled {spec} into {safe_line(str(path))}; it is used from the next question on")
         return cli.EXIT_OK
-    from citebot.search.models import parts
+    from citebot.config import parts
 
     found = [hub.locate("embedding", m) for m in parts(cfg.embed_model)] + [hub.locate("cross-encoder",
                                                                                      cfg.rerank_model)]

@@ -31,6 +31,16 @@ class ConfigError(ValueError):
     """A bad configuration value; the message names the key and what to do."""
 
 
+JOIN = "+"  # embed_model "e5+packaged": two models as one (search/models.py, ``Composite``)
+
+
+def parts(spec: str) -> list[str]:
+    """The model specs an embed_model value names, in order (one, or the parts of a composite)."""
+    if JOIN not in spec or Path(spec).expanduser().is_dir():  # a model folder may have a "+" in its name
+        return [spec]
+    return [p.strip() for p in spec.split(JOIN)]
+
+
 @dataclass(frozen=True)
 class Config:
     # Where the index lives: "local" plain files at `index` (several can live
@@ -147,8 +157,7 @@ class Config:
         for key in ("embed_model", "rerank_model", "model", "milvus_uri", "data_dir"):
             if not getattr(self, key).strip():  # "" is the current folder, or fails at run time with exit 1
                 raise ConfigError(f"{key} is empty; give a value (the default is {getattr(Config, key)!r})")
-        if "+" in self.embed_model and not all(p.strip() for p in self.embed_model.split("+")) \
-                and not Path(self.embed_model).expanduser().is_dir():
+        if not all(parts(self.embed_model)):
             raise ConfigError(f"embed_model {self.embed_model!r} joins an empty model; name each one, "
                               "such as e5+packaged")
         if self.milvus_lite and not self.milvus_uri.endswith(".db") and not self.milvus_uri.startswith("unix:"):

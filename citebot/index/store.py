@@ -123,17 +123,17 @@ STAMPED_SETTINGS = ("embed_model", "chunk_tokens", "bm25_k1", "bm25_b")
 
 def stamped_settings(manifest: dict) -> dict:
     """The stamped settings (config keys) a manifest records, as far as it is readable."""
-    from citebot.search.models import E5, JOIN, NAME_JOIN, PACKAGED, model_name
+    from citebot.config import JOIN
+    from citebot.search.models import E5, NAME_JOIN, PACKAGED, model_name
 
     def part(key: str) -> dict:
         v = manifest.get(key)
         return v if isinstance(v, dict) else {}
-    def spec(name):
+
+    def spec(name: str) -> str:
         return next((s for s in (E5, PACKAGED) if model_name(s) == name), name)
-    name = manifest.get("embed_model")
-    if isinstance(name, str) and NAME_JOIN in name:  # a composite, as its settings spell it
-        name = JOIN.join(spec(n) for n in name.split(NAME_JOIN))
-    found = {"embed_model": spec(name),
+    name = manifest.get("embed_model")  # each part of a composite as its settings spell it
+    found = {"embed_model": JOIN.join(map(spec, name.split(NAME_JOIN))) if isinstance(name, str) else name,
              "chunk_tokens": part("chunker").get("chunk_tokens"),
              "bm25_k1": part("bm25").get("k1"), "bm25_b": part("bm25").get("b")}
     return {k: v for k, v in found.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)}

@@ -69,11 +69,11 @@ def benchmark(name: str, cfg: Config, axes, split: str, limit, log, root=None) -
     from citebot.search.models import Models
 
     rows = []
-    shared: dict[str, Models] = {}  # per pair of models: every combination asks the same queries
+    shared: dict[tuple[str, str], Models] = {}  # per pair of models: every combination asks the same queries
     for changes in combos(axes):
         ccfg = cfg.replace(**changes)
         res = beir.run(name, ccfg, [evaluate.DEFAULT], split=split, limit=limit, log=log, refusal=False, root=root,
-                       models=shared.setdefault(f"{ccfg.embed_model}\0{ccfg.rerank_model}", Models()))
+                       models=shared.setdefault((ccfg.embed_model, ccfg.rerank_model), Models()))
         rows.append((changes, res["configs"][evaluate.DEFAULT]))
     return rows
 

@@ -22,6 +22,8 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 import numpy as np
 
+from citebot.config import parts
+
 PACKAGED = "packaged"
 PACKAGED_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 E5 = "e5"
@@ -32,15 +34,7 @@ class ModelUnavailable(RuntimeError):
     pass
 
 
-JOIN = "+"  # "e5+packaged": two models as one (``Composite``)
-NAME_JOIN = " + "  # how a composite is named in the manifest
-
-
-def parts(spec: str) -> list[str]:
-    """The model specs a (possibly composite) spec names, in order."""
-    if JOIN not in spec or Path(spec).expanduser().is_dir():  # a model folder may have a "+" in its name
-        return [spec]
-    return [p.strip() for p in spec.split(JOIN)]
+NAME_JOIN = " + "  # how a composite ("e5+packaged", ``Composite``) is named in the manifest
 
 
 def model_name(spec: str) -> str:
