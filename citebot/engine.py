@@ -35,6 +35,7 @@ from citebot.answer.llm import LLMError, LLMIncomplete
 from citebot.config import REFUSAL, Config
 from citebot.index.store import STAMPED_SETTINGS, IndexError_, SearchIndex, checked, open_index, rebuild_command
 from citebot.schema import Hit, Scope
+from citebot.search import analyzer
 from citebot.search import queries as qmod
 from citebot.search.models import Models, cosine_scale
 from citebot.search.queries import QueryPlan
@@ -235,7 +236,8 @@ class Engine:
         r = turn.retrieval
         question = r.queries[self._question(turn.plan)]
         ex = quote_answer(question, turn.scored, self.cfg.min_answer_score, self.cfg.answer_sentences,
-                          {t: s.idf for t, s in r.stats.items()}, strongest=len(turn.context.shown))
+                          {t: s.idf for t, s in r.stats.items()}, strongest=len(turn.context.shown),
+                          focus=self._focus(turn.plan))
         if ex.text == REFUSAL:
             return self._refuse(turn, ex.reason, on_text)
         # The quotes are the documents' own text with the answerer's marks: not
@@ -245,6 +247,15 @@ class Engine:
         turn.quoted = ex.quoted
         if on_text:
             on_text(turn.answer)
+
+    @staticmethod
+    def _focus(plan: QueryPlan) -> frozenset[str]:
+        """The words a joined follow-up adds to the conversation ("run" in "and
+        fastapi run?" after a "fastapi dev" question); empty for a first turn."""
+        if plan.method not in ("joined", "llm-failed") or not plan.followup:
+            return frozenset()
+        earlier = set(analyzer.analyze(plan.followup[: -len(plan.typed)] if plan.typed else plan.followup))
+        return frozenset(analyzer.analyze(plan.typed)) - earlier
 
     def _generate(self, turn: Turn, on_text) -> None:
         ctx = turn.context

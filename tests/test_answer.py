@@ -594,6 +594,43 @@ def test_a_code_block_leads_only_when_the_question_asks_for_code_or_steps():
     assert ex_mod.quote_answer("which one runs first?", weak, 0.3, 1, {}, strongest=None).text.startswith("```")
 
 
+def test_a_follow_up_is_answered_by_the_unit_of_the_chosen_chunk_that_holds_its_new_words():
+    def unit(n, i, text, score, terms, kind="sentence"):
+        return ex_mod.Scored(ex_mod.Unit(n, i, text, text, kind), score, score, frozenset(terms))
+    units = [unit(1, 0, "`fastapi dev` sets FASTAPI_ENV to development.", 0.67, {"fastapi"}),
+             unit(2, 0, "Use `fastapi run` in production.", 0.66, {"fastapi", "run"}),
+             unit(1, 1, "```console\n$ fastapi run main.py\n```", 0.63, {"fastapi", "run"}, "code"),
+             unit(1, 2, "`fastapi run` leaves FASTAPI_ENV unchanged.", 0.61, {"fastapi", "run"}),
+             unit(1, 3, "Run it with uvicorn.", 0.50, {"run"})]
+    # "and fastapi run?" adds "run": in the lead's chunk [1], the best unit holding it within
+    # LEAD (0.8 * 0.67 = 0.536) that is not code (no code asked for) is the 0.61 sentence;
+    # [2]'s 0.66 is another chunk, and 0.50 is below 0.536.
+    ex = ex_mod.compose(units, 0.3, 1, code=False, focus=frozenset({"run"}))
+    assert ex.text == "“`fastapi run` leaves FASTAPI_ENV unchanged.” [1]"
+    # Without it the last question's sentence leads ([2] then adds "run" as a second quote).
+    assert ex_mod.compose(units, 0.3, 1, code=False).text.startswith("“`fastapi dev` sets FASTAPI_ENV to development.” [1]")
+    # A question that asks for code may be answered by the code block (0.63).
+    assert ex_mod.compose(units, 0.3, 1, focus=frozenset({"run"})).text.startswith("```console")
+    # Without the 0.61 sentence only the 0.50 one holds "run", below LEAD: the lead stays.
+    rest = units[:3] + units[4:]
+    assert ex_mod.compose(rest, 0.3, 1, code=False, focus=frozenset({"run"})).text.startswith("“`fastapi dev`")
+    # A lead that holds a new word already stays.
+    assert ex_mod.compose(units, 0.3, 1, code=False, focus=frozenset({"fastapi"})).text.startswith("“`fastapi dev`")
+
+
+def test_a_joined_follow_up_s_new_words_are_those_no_earlier_turn_used():
+    from citebot.engine import Engine
+    from citebot.search.queries import QueryPlan
+
+    typed = "and fastapi run?"
+    joined = QueryPlan(typed, typed, "what does fastapi dev set FASTAPI_ENV to? " + typed, (), "joined")
+    assert Engine._focus(joined) == {"run"}
+    assert Engine._focus(QueryPlan(typed, typed, None, (), "none")) == frozenset()
+    # The model's standalone turn is the question answered: it names the topic itself.
+    assert Engine._focus(QueryPlan(typed, "what does fastapi run set?", "what does fastapi run set?", (), "llm")) \
+        == frozenset()
+
+
 def test_thresholds_read_the_units_own_scores_not_the_bonus():
     def scored(n, text, score, terms):
         return ex_mod.Scored(ex_mod.Unit(n, 0, text, text, "sentence"), score, score, frozenset(terms))

@@ -21,7 +21,9 @@ The answer quotes one to three *consecutive* units of the best unit's chunk
 whole list, up to ``MAX_STEPS``: half a procedure reads as all of it; a
 sentence of a list item brings the rest of its item before any neighbour)
 (choosing it, the units of the strongest chunk shown count ``TOP_CHUNK``
-more; a neighbour joins when it is itself about the question), and a second quote
+more, and a follow-up's lead holds a word the follow-up adds when a unit of
+the same chunk within ``LEAD`` does; a neighbour joins when it is itself about
+the question), and a second quote
 from another chunk only when that chunk answers a distinct part of the
 question (it holds question terms the first quote lacks).  It never stitches
 fragments of several chunks into one sentence.  It refuses when the best
@@ -422,7 +424,8 @@ def asks_steps(question: str) -> bool:
 
 def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re.Pattern | None = None,
             idf: Mapping[str, float] | None = None, strongest: int | None = None, steps: bool = False,
-            form: frozenset[str] = frozenset(), quantity: bool = False, code: bool = True) -> Extract:
+            form: frozenset[str] = frozenset(), quantity: bool = False, code: bool = True,
+            focus: frozenset[str] = frozenset()) -> Extract:
     """The quotes; ``kind`` is what an answer must hold (a duration for "how
     long"): a unit holding it leads when it scores within ``LEAD`` of the
     best (a table row only when it holds the best unit's question terms too); ``idf`` weighs the question's terms (a second quote must add
@@ -433,7 +436,8 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     for a second quote to add; ``quantity``: the question asks for a number
     (``asks_quantity``), so a lead quote without one is a refusal; ``code``
     false: the question asks for no code (``asks_code``), so a sentence or row
-    within ``LEAD`` of a code block leads instead of it.
+    within ``LEAD`` of a code block leads instead of it; ``focus``: the words a
+    follow-up adds to the conversation (``Engine._focus``).
     Every threshold (``min_score``, ``LEAD``, ``SECOND``) reads the units' own
     scores: the bonus picks among units, it never lets a weaker one through."""
     if not scored:
@@ -447,6 +451,12 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         return s.score + (TOP_CHUNK if s.unit.n == strongest else 0.0)
     ranked = sorted(scored, key=lambda s: (-chosen(s), -s.unit.n, s.unit.i))
     best = next(s for s in ranked if s.score >= min_score)
+    if focus and not best.terms & focus:
+        # A follow-up asks for what it adds ("and fastapi run?" after "fastapi dev"): in the
+        # chunk chosen, a unit that holds none of its new words answers the last question again.
+        # (Only in that chunk: "how much does it cost?" is not answered by another table's "cost".)
+        best = next((s for s in ranked if s.unit.n == best.unit.n and s.score >= LEAD * best.score
+                     and s.terms & focus and (code or s.unit.kind != "code")), best)
     if kind is not None and not kind.search(best.unit.text):
         # A table row must also hold every question term the best unit holds:
         # rows differ by what their first cells name, and the Canada row's
@@ -493,9 +503,9 @@ def extractive(question: str, terms: Sequence[Sequence[str]], ctx: Context, stat
 
 
 def quote_answer(question: str, scored: list[Scored], min_score: float, max_units: int,
-                 idf: Mapping[str, float], strongest: int | None) -> Extract:
+                 idf: Mapping[str, float], strongest: int | None, focus: frozenset[str] = frozenset()) -> Extract:
     """:func:`compose` with what the question itself says: the kind of answer
     it wants, whether it asks for steps, code or a quantity, and its answer-kind words."""
     return compose(scored, min_score, max_units, answer_type(question), idf, strongest=strongest,
                    steps=asks_steps(question), form=form_terms(question), quantity=asks_quantity(question),
-                   code=asks_code(question))
+                   code=asks_code(question), focus=focus)
