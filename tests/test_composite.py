@@ -42,6 +42,18 @@ def test_the_composite_cosine_is_the_slope_weighted_mean_of_the_parts():
     assert models.on_scale(float(d @ q), (a, b)) == pytest.approx(-0.634, abs=1e-5)
 
 
+def test_a_composite_passes_the_progress_flag_to_each_part():
+    seen = []
+
+    class Told(Fixed):
+        def encode(self, texts, progress=False):
+            seen.append((self.name, progress))
+            return super().encode(texts)
+    c = models.Composite([Told(models.E5_NAME, {"d": [1, 0]}), Told("test/other", {"d": [0, 1]})])
+    c.encode(["d"], progress=True)
+    assert seen == [(models.E5_NAME, True), ("test/other", True)]
+
+
 def test_a_composite_is_named_stamped_and_read_back_as_typed():
     assert models.parts("e5+packaged") == ["e5", "packaged"]
     assert models.model_name("e5+packaged") == models.E5_NAME + " + " + models.PACKAGED_NAME

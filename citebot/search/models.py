@@ -153,7 +153,7 @@ class Composite:
         return np.concatenate(out, axis=1).astype(np.float32)
 
     def encode(self, texts: list[str], progress: bool = False) -> np.ndarray:
-        return self.join([m.encode(list(texts)) for m in self.members])
+        return self.join([m.encode(list(texts), progress) for m in self.members])
 
     def encode_queries(self, texts: list[str]) -> np.ndarray:
         return self.join([queries_of(m)(list(texts)) for m in self.members])
