@@ -252,10 +252,8 @@ class Engine:
     def _focus(plan: QueryPlan) -> frozenset[str]:
         """The words a joined follow-up adds to the conversation ("run" in "and
         fastapi run?" after a "fastapi dev" question); empty for a first turn."""
-        if plan.method not in ("joined", "llm-failed") or not plan.followup:
-            return frozenset()
-        earlier = set(analyzer.analyze(plan.followup[: -len(plan.typed)] if plan.typed else plan.followup))
-        return frozenset(analyzer.analyze(plan.typed)) - earlier
+        return frozenset(analyzer.analyze(plan.typed)) - set(analyzer.analyze(plan.earlier)) if plan.earlier \
+            else frozenset()
 
     def _generate(self, turn: Turn, on_text) -> None:
         ctx = turn.context

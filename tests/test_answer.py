@@ -620,10 +620,12 @@ def test_a_follow_up_is_answered_by_the_unit_of_the_chosen_chunk_that_holds_its_
 
 def test_a_joined_follow_up_s_new_words_are_those_no_earlier_turn_used():
     from citebot.engine import Engine
-    from citebot.search.queries import QueryPlan
+    from citebot.search.queries import QueryPlan, plan
 
     typed = "and fastapi run?"
-    joined = QueryPlan(typed, typed, "what does fastapi dev set FASTAPI_ENV to? " + typed, (), "joined")
+    joined = plan(typed, ["what does fastapi dev set FASTAPI_ENV to?", "thanks!"])  # the form the bot searches
+    assert joined.method == "joined"
+    assert joined.earlier == "what does fastapi dev set FASTAPI_ENV to?"
     assert Engine._focus(joined) == {"run"}
     assert Engine._focus(QueryPlan(typed, typed, None, (), "none")) == frozenset()
     # The model's standalone turn is the question answered: it names the topic itself.

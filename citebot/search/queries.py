@@ -61,6 +61,15 @@ class QueryPlan:
         return self.standalone
 
     @property
+    def earlier(self) -> str:
+        """The earlier turn a joined follow-up form put before the typed turn
+        (``joined``); "" when the turn was searched without one or a model
+        condensed it (its standalone turn names the topic itself)."""
+        if self.method not in ("joined", "llm-failed") or not self.followup:
+            return ""
+        return self.followup[: len(self.followup) - len(self.typed)].strip()
+
+    @property
     def also_searched(self) -> list[str]:
         """The queries beyond the typed turn (what the chat shows)."""
         return self.queries[1:]
