@@ -149,7 +149,7 @@ class Composite:
         self.weights = np.sqrt(slopes / slopes.sum())
 
     def join(self, parts_: list[np.ndarray]) -> np.ndarray:
-        out = [w * _unit(np.asarray(v, dtype=np.float32)) for w, v in zip(self.weights, parts_)]
+        out = [w * unit_rows(np.asarray(v, dtype=np.float32)) for w, v in zip(self.weights, parts_)]
         return np.concatenate(out, axis=1).astype(np.float32)
 
     def encode(self, texts: list[str], progress: bool = False) -> np.ndarray:
@@ -159,7 +159,8 @@ class Composite:
         return self.join([queries_of(m)(list(texts)) for m in self.members])
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
+def unit_rows(v: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 (a zero row stays zero)."""
     v = v.reshape(len(v), -1)
     norms = np.linalg.norm(v, axis=1, keepdims=True)
     return v / np.where(norms == 0, 1.0, norms)

@@ -123,8 +123,7 @@ def feedback(index: SearchIndex, lists: list[tuple[str, list[Hit]]], top: list[H
     if stored is None or not len(stored):
         return lists
     moved = vectors + cfg.prf_beta * np.asarray(stored, dtype=np.float32).mean(axis=0)
-    norms = np.linalg.norm(moved, axis=1, keepdims=True)
-    moved = (moved / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+    moved = models.unit_rows(moved).astype(np.float32)
     return ([(n, hs) for n, hs in lists if not n.startswith("dense")]
             + dense_lists(index, moved, speaks, scope, cfg.dense_k))
 
