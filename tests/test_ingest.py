@@ -146,6 +146,41 @@ def test_cli_missing_folder_and_bad_setting_are_usage_errors(tmp_path):
     assert r.returncode == 2 and "final_k" in r.stderr
 
 
+def test_another_folder_is_refused_when_it_would_remove_documents_and_rebuild_replaces(tmp_path, cfg, counting):
+    folder = make_folder(tmp_path)
+    ingest(folder, cfg, embedder=counting)
+    before = sorted(c.id for c in chunks_of(cfg))
+    other = tmp_path / "more"
+    write(other / "faq.md", "# FAQ\n\nAsk us anything.\n")
+    with pytest.raises(IndexError_, match=r"was built from .*docs; this run would remove 3 of its 3 documents "
+                                          r"that it does not read \(hours.html, returns.md, shipping.txt\)\. "
+                                          r"Nothing was changed\. .*add --rebuild"):
+        ingest(other, cfg, embedder=counting)
+    assert sorted(c.id for c in chunks_of(cfg)) == before
+    # Narrowing the same folder with --include is the same loss.
+    with pytest.raises(IndexError_, match=r"built from this folder with no --include; this run would remove 2 of "
+                                          r"its 3 documents that it does not read \(hours.html, shipping.txt\)"):
+        ingest(folder, cfg, embedder=counting, include=["returns*"])
+    # The folder moved: every document is still read, so it is an update, not a loss.
+    moved = folder.rename(tmp_path / "moved")
+    assert ingest(moved, cfg, embedder=counting).removed == []
+    replaced = ingest(other, cfg, embedder=counting, rebuild=True)
+    assert replaced.added == ["faq.md"] and {c.source for c in chunks_of(cfg)} == {"faq.md"}
+
+
+def test_the_index_folder_cannot_hold_the_documents_folder(tmp_path, cfg, counting):
+    from citebot.index.store import NotAFolder
+
+    folder = make_folder(tmp_path)
+    for index in (folder, tmp_path):
+        with pytest.raises(NotAFolder, match="holds the documents folder .*; give the index a folder of its own"):
+            ingest(folder, cfg.replace(index=str(index)), embedder=counting)
+    r = subprocess.run([sys.executable, str(ROOT / "ingest.py"), str(folder), "--index", str(folder)],
+                       capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert r.returncode == 2 and "give the index a folder of its own" in r.stderr
+    assert not any(p.name.startswith("gen-") for p in folder.iterdir())
+
+
 def test_empty_folder_warns_and_builds_an_empty_index(tmp_path, cfg, counting, capsys):
     (tmp_path / "empty").mkdir()
     report = ingest(tmp_path / "empty", cfg, embedder=counting)
@@ -207,3 +242,19 @@ def test_a_golden_cache_is_not_emptied_when_its_documents_are_gone(tmp_path, cfg
     with pytest.raises(IndexError_, match="no readable documents"):
         evaluate.golden_engine(cfg, golden, Models(counting), print)
     assert len(list(LocalIndex.load(engine.cfg.index).scan(Scope.everything()))) == 1
+
+
+def test_a_golden_cache_is_rebuilt_when_the_golden_file_names_other_folders(tmp_path, cfg, counting, monkeypatch):
+    from citebot.measurement import evaluate
+    from citebot.search.models import Models
+    monkeypatch.setattr(evaluate, "ROOT", tmp_path)
+    write(tmp_path / "docs" / "en" / "a.md", "# A\n\nThe tent warranty lasts five years.\n")
+    write(tmp_path / "docs" / "zh" / "a.md", "# A\n\n帐篷保修五年。\n")
+    corpus = {"root": "docs", "folders": ["en", "zh"]}
+    golden = write(tmp_path / "g.json", json.dumps({"corpus": corpus, "questions": [{"id": "x", "question": "q?"}]}))
+    evaluate.golden_engine(cfg, golden, Models(counting), print)
+    golden.write_text(json.dumps({"corpus": dict(corpus, folders=["en"]), "questions": [{"id": "x", "question": "q?"}]}))
+    logs: list[str] = []
+    engine = evaluate.golden_engine(cfg, golden, Models(counting), logs.append)
+    assert {c.source for c in engine.index.scan(Scope.everything())} == {"en/a.md"}
+    assert any("other settings or folders; rebuilding it" in m for m in logs)

@@ -28,6 +28,7 @@ from citebot.index.progress import Progress
 from citebot.index.store import (
     IndexError_,
     NotAFolder,
+    OtherDocuments,
     check_compatible,
     expected_stamp,
     scope_values,
@@ -251,6 +252,10 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise NotAFolder(f"{folder} is not a folder; give the folder that holds your documents")
+    if cfg.backend == "local" and folder.is_relative_to(Path(cfg.index).resolve()):
+        # The index's own folder is never read as documents, so every document would be left out.
+        raise NotAFolder(f"the index folder {cfg.index} holds the documents folder {folder}; give the index a "
+                         "folder of its own with --index (one inside the documents folder is fine)")
     progress = Progress(log)
     # Local: the index folder's lock.  milvus-lite lets one process open its
     # file (a second fails at once, with a message); a server has no lock here.
@@ -269,6 +274,34 @@ def _state_dir(cfg: Config) -> Path:
     # One folder per collection: two collections in one file must not share (and clear) a checkpoint.
     return (Path(uri + ".citebot") / cfg.milvus_collection if cfg.milvus_lite
             else Path(cfg.data_dir) / f"milvus-{cfg.milvus_collection}")
+
+
+def _same_documents(prev: _Previous, folder: Path, include: list[str], follow_links: bool, paths: list[Path],
+                    cfg: Config) -> None:
+    """Refuse an ingest that would remove documents only because it reads
+    another folder (or other --include globs) than the one the index was
+    built from: an index mirrors one folder, and `ingest ~/more-docs` must
+    not quietly empty it of ~/docs (and cost their embeddings)."""
+    before = prev.manifest.get("source_folder")
+    if before is None:  # a fresh index, --rebuild, or one from before the folder was stamped
+        return
+    was_include, was_links = prev.manifest.get("include", []), bool(prev.manifest.get("follow_links"))
+    if (before, was_include, was_links) == (str(folder), include, follow_links):
+        return  # the same folder read the same way: a document it lacks now was deleted
+    lost = sorted(set(prev.sources) - {p.relative_to(folder).as_posix() for p in paths})
+    if not lost:
+        return  # the folder moved, or the new globs still take every document
+    how = [f"from {before}" if before != str(folder) else "from this folder"]
+    if was_include != include:
+        how.append("with " + (" ".join(f"--include {g!r}" for g in was_include) or "no --include"))
+    if was_links != follow_links:
+        how.append("with" + ("" if was_links else "out") + " --follow-links")
+    where = cfg.index if cfg.backend == "local" else f"Milvus collection {cfg.milvus_collection}"
+    raise OtherDocuments(f"the index at {where} was built {' '.join(how)}; this run would remove {len(lost)} of its "
+                     f"{len(prev.sources)} documents that it does not read ({', '.join(lost[:3])}"
+                     f"{', ...' if len(lost) > 3 else ''}). Nothing was changed. To replace the index with what this "
+                     "run reads, add --rebuild (vectors of unchanged text are kept); to keep both, give this "
+                     "folder its own --index, or ingest a folder that holds both")
 
 
 def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[str], follow_links: bool,
@@ -291,6 +324,7 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     if not sources and prev.n_chunks and not found_documents:
         raise IndexError_(f"{folder} holds no readable documents, but the index at {cfg.index} holds "
                           f"{prev.n_chunks} chunks; nothing was changed. To empty the index, ingest with --rebuild")
+    _same_documents(prev, folder, include, follow_links, paths, cfg)
     if not sources:
         progress.warn(f"no readable documents under {folder}; citebot reads {', '.join(documents.SUFFIXES)} "
                       "(the index is empty, so every question will be refused)")

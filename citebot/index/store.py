@@ -61,7 +61,13 @@ class IndexError_(RuntimeError):
 
 
 class NotAFolder(IndexError_):
-    """The folder to ingest is not there (a usage error at the command line)."""
+    """The folder to ingest is not there, or cannot be read into this index
+    (a usage error at the command line, found before the index is touched)."""
+
+
+class OtherDocuments(NotAFolder):
+    """The ingest reads another folder (or other --include globs) than the
+    index was built from and would remove documents for that alone."""
 
 
 class SettingsMismatch(IndexError_):

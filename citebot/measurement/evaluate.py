@@ -260,7 +260,7 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
     .cache/golden/<name>_<model> and kept up to date; None when that folder is absent.
     Without a "corpus", or with ``own_index`` false, the index the settings name."""
     from citebot.index.build import ingest
-    from citebot.index.store import IndexError_, SettingsMismatch, open_index
+    from citebot.index.store import IndexError_, OtherDocuments, SettingsMismatch, open_index
 
     path = Path(path)
     corpus = load_golden(path).corpus
@@ -279,8 +279,8 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
                embedder=models.embedder(icfg) if models else None)
     try:
         build()
-    except SettingsMismatch:  # the cache is ours: rebuild it (vectors of unchanged text are kept)
-        log(f"{name}: the cached index was built with other settings; rebuilding it")
+    except (SettingsMismatch, OtherDocuments):  # the cache is ours: rebuild it (vectors of unchanged text are kept)
+        log(f"{name}: the cached index was built with other settings or folders; rebuilding it")
         build(rebuild=True)
     except IndexError_ as e:  # an older format or a damaged cache: also ours to replace
         if not _unreadable(icfg):
