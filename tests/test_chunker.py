@@ -164,6 +164,16 @@ def test_chinese_splits_at_its_full_stops_and_token_windows_never_halve_a_charac
     assert tokens.truncate("鑫龘靐齉", 3) == "鑫"
 
 
+def test_a_long_run_without_sentence_ends_is_cut_between_words(tmp_path):
+    words = [f"alpha{i}" for i in range(600)]  # "alpha7958" is two tokens: a token cut can halve it
+    run = " ".join(words)
+    chunks = chunker.chunk_document(load(tmp_path, f"# Codes\n\n{run}\n", "c.md"), budget=61)  # odd: mid-word
+    assert len(chunks) > 10
+    assert all(c.text.startswith("alpha") and set(c.text.split()) <= set(words) for c in chunks)
+    assert " ".join(c.text for c in chunks) == run  # nothing lost, nothing doubled
+    assert max(tokens.count(c.text) for c in chunks) <= 61 * 1.5  # a cut moved back keeps most of its window
+
+
 def test_a_chunk_never_spans_two_pdf_pages():
     blocks = [documents.Block("para", "Page one text.", 1, 1, page=1),
               documents.Block("para", "Page two text.", 1, 1, page=2)]

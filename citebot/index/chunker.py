@@ -5,7 +5,7 @@ it; paragraphs are packed up to a token budget; a table or code block joins
 the current chunk only when it fits whole; a long table is split into pieces
 that each repeat the header row; a fenced code block is not cut for the
 budget (an oversized one becomes one chunk on its own); an oversized paragraph
-is split at sentence ends.  No chunk is longer than ``MAX_BYTES`` on any
+is split at sentence ends (a run without one, at spaces).  No chunk is longer than ``MAX_BYTES`` on any
 backend: a code block beyond it (a generated file pasted whole) is cut at
 line ends, each piece fenced again.  Ids are a hash of the source, heading path, text and
 occurrence, so the same input gives the same ids and an unchanged chunk keeps
@@ -166,6 +166,21 @@ def _split_table(block: Block, budget: int) -> list[Block]:
     return out
 
 
+_SPACE = re.compile(r"\s")
+
+
+def _word_end(text: str, start: int, end: int) -> int:
+    """``end``, moved back to just after the last space in the second half of
+    text[start:end] when it falls inside a word: a token window cuts
+    "alpha7958" into "alpha" and "7958", and a quote of the second piece
+    would read as text the document does not hold.  Text without spaces
+    there (Chinese, a long URL) keeps the token cut."""
+    if end >= len(text) or text[end].isspace() or text[end - 1].isspace():
+        return end
+    spaces = [m.end() for m in _SPACE.finditer(text, start + (end - start) // 2, end)]
+    return spaces[-1] if spaces else end
+
+
 def _split_paragraph(block: Block, budget: int) -> list[Block]:
     """Sentences packed up to the budget, each piece keeping the line breaks
     between its sentences (a list stays a list) and citing its own lines; a
@@ -194,11 +209,13 @@ def _split_paragraph(block: Block, budget: int) -> list[Block]:
         if group and cost + c > budget:
             pieces.append(group)
             group, cost = None, 0
-        if c > budget:  # one giant "sentence": cut by tokens
-            at = a
+        if c > budget:  # one giant "sentence": cut by tokens, at a space where the window has one
+            at = end = a
             for w in tokens.windows(text[a:b], budget)[:-1]:
-                pieces.append((at, at + len(w)))
-                at += len(w)
+                end += len(w)
+                cut = _word_end(text, at, end)
+                pieces.append((at, cut))
+                at = cut
             a, c = at, tokens.count(text[at:b])
         group = (group[0], b) if group else (a, b)
         cost += c
