@@ -111,3 +111,15 @@ def test_the_embedding_memo_starts_over_without_losing_what_a_call_needs(monkeyp
     assert enc(["a", "dddd"]).ravel().tolist() == [1.0, 4.0]
     assert emb.seen == ["a", "bb", "ccc", "dddd"]  # "a" was not embedded again
     assert enc(["a", "a"]).ravel().tolist() == [1.0, 1.0] and enc([]).shape == (0, 1)
+
+
+def test_evaluate_keeps_quiet_about_the_reranker_when_rerank_is_set_off(sample_index, tmp_path):
+    # Its +rerank rows still turn rerank on; the one who set it off asked not to hear about the model.
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CITEBOT_DATA_DIR": str(tmp_path),
+           "CITEBOT_EMBED_MODEL": "packaged"}
+    args = [sys.executable, str(ROOT / "evaluate.py"), "--index", sample_index.index, "--limit", "2",
+            "--configs", "+rerank"]
+    loud = subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
+    quiet = subprocess.run(args, capture_output=True, text=True, env=dict(env, CITEBOT_USE_RERANK="0"), timeout=300)
+    assert loud.returncode == quiet.returncode == 0, loud.stderr + quiet.stderr
+    assert "rerank is off" in loud.stderr and "rerank is off" not in quiet.stderr

@@ -59,7 +59,10 @@ def main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
         return cli.fail("--answers needs a configuration with the scope filters on (no-filters is the leak "
                         "check); add one to --configs, for example +followups", cli.EXIT_USAGE)
     from citebot.index.store import IndexError_
-    from citebot.search.models import ModelUnavailable
+    from citebot.search.models import ModelUnavailable, hush_reranker
+
+    if not cfg.use_rerank:  # the +rerank rows still run; the table says they keep the fused order
+        hush_reranker(cfg.rerank_model)
 
     try:
         return run(args, cfg, configs, own_index=sources["index"] == "default")

@@ -204,6 +204,14 @@ def reranker(spec: str):
     return None
 
 
+def hush_reranker(spec: str) -> None:
+    """Count the missing-model warning for ``spec`` as given: one who set
+    use_rerank off asked not to hear it, even where an evaluation row turns
+    rerank on."""
+    with _lock:
+        _warned.add(spec)
+
+
 def missing_reranker(cfg) -> str | None:
     """The one line the chat's first screen gives when rerank is on but no
     cross-encoder is on disk (found without loading anything); later loads
