@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 
 from citebot import cli
-from citebot.terminal import dim, safe_line
+from citebot.terminal import dim, safe_line, safe_name
 
 
 def _runtime_errors() -> tuple:
@@ -92,7 +92,7 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
         return cli.EXIT_OK
     for label, items in (("added", report.added), ("changed", report.changed), ("removed", report.removed)):
         for rel in items if args.verbose or len(items) <= 20 else []:
-            print(f"{label:8} {safe_line(rel)}")
+            print(f"{label:8} {safe_name(rel)}")
     print(report.summary())
     print(f"index: {cfg.index}" if cfg.backend == "local" else
           f"index: Milvus collection {cfg.milvus_collection} at {safe_line(cfg.milvus_uri)}")
@@ -139,7 +139,7 @@ def search_main(argv: list[str] | None = None, prog: str = "retrieve.py") -> int
         c = h.chunk
         ranks = " ".join(f"{k}={v}" for k, v in h.ranks.items())
         scores = " ".join(f"{k}={v:.3f}" for k, v in h.scores.items())
-        print(f"{h.rank}. {safe_line(c.title)} — {safe_line(c.location)}  [{h.id}]")
+        print(f"{h.rank}. {safe_line(c.title)} — {safe_name(c.location)}  [{h.id}]")
         print(dim(f"   ranks: {ranks}\n   scores: {scores}"))
         print("   " + safe_line(c.text)[:200])
     print(dim(f"rerank {'on' if r.rerank_on else 'off'}; {r.timings_ms.get('total', 0):.0f} ms; scope {r.scope.describe()}"))

@@ -6,7 +6,9 @@ the clipboard write OSC 52, and any other ESC + byte), the single-byte C1
 controls U+0080..U+009F (U+009B is a one-character CSI on many terminals),
 the C0 controls except tab and newline, lone surrogates (shown as U+FFFD), and the bidi embedding, override
 and isolate controls U+202A..U+202E, U+2066..U+2069 (a title holding U+202E
-showed the citation's file name and line reversed: "Trojan Source").  ``--json`` output is never
+showed the citation's file name and line reversed: "Trojan Source").  A file
+name goes through :func:`safe_name` instead, which writes those characters as
+escapes, so the name shown is one the user can find.  ``--json`` output is never
 passed through here: JSON escapes control characters itself and stays exact.
 """
 from __future__ import annotations
@@ -42,6 +44,16 @@ def safe(text: str) -> str:
 def safe_line(text: str) -> str:
     """:func:`safe`, folded onto one line (titles, file names, queries)."""
     return " ".join(safe(text).split())
+
+
+_NAME_CONTROLS = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI}]")
+
+
+def safe_name(text: str) -> str:
+    """A file name (or a location that starts with one) as one can find it on
+    disk: every control character written as its escape (``\\x1b``, ``\\u202e``)
+    where :func:`safe` removes it; a file named "ESC[31mdoor.md" is not door.md."""
+    return writable(_NAME_CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text)))
 
 
 def use_color(stream=None) -> bool:

@@ -71,6 +71,8 @@ def test_chat_sources_show_why_and_model_text_are_shown_not_obeyed(hostile, embe
             chat.command(cmd)
         text = out.getvalue()
         assert "Refunds go to the card [1]." in text and "(also searched: refunds" in text
+        # The file name is shown as one can find it on disk, its controls written as escapes.
+        assert "ref\\x1b[2J\\x1bunds.md" in text
         assert clean(text), repr([c for c in text if ord(c) < 32 and c not in "\n\t" or 0x7f <= ord(c) <= 0x9f])
         # --json stays exact: the model's own characters, escaped by JSON.
         data = json.dumps(render.turn_json(chat.last))
@@ -83,6 +85,7 @@ def test_retrieve_and_ingest_print_no_control_sequences(hostile):
     r = subprocess.run([sys.executable, str(ROOT / "retrieve.py"), "refunds", "--index", hostile.index],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "Refunds" in r.stdout and clean(r.stdout) and clean(r.stderr)
+    assert "ref\\x1b[2J\\x1bunds.md, line 6" in r.stdout
     # --json is exact (the characters are there, escaped), and escapes the C1 controls JSON leaves raw.
     r = subprocess.run([sys.executable, str(ROOT / "retrieve.py"), "refunds", "--index", hostile.index, "--json"],
                        capture_output=True, text=True, timeout=300)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from citebot.engine import Turn
-from citebot.terminal import safe, safe_line
+from citebot.terminal import safe, safe_line, safe_name
 
 HELP = """Commands:
   /sources   the last answer's sources again
@@ -63,7 +63,7 @@ def sources_text(turn: Turn | None) -> str:
         a, b = c["lines"]
         where = f"line {a}" if a == b else f"lines {a}-{b}"
         where = f"p. {c['page']}, {where}" if c.get("page") else where
-        lines.append(f"  [{c['n']}] {safe_line(c['title'])} — {safe_line(c['source'])}, {where}")
+        lines.append(f"  [{c['n']}] {safe_line(c['title'])} — {safe_name(c['source'])}, {where}")
     return "\n".join(lines)
 
 
@@ -80,7 +80,7 @@ def show_text(turn: Turn | None, arg: str) -> str:
     n = int(arg)
     c = shown[n - 1].chunk
     head = " > ".join((c.title, *c.headings))
-    return f"[{n}] {safe_line(head)}\n{safe_line(c.location)}\n\n{safe(c.text)}"
+    return f"[{n}] {safe_line(head)}\n{safe_name(c.location)}\n\n{safe(c.text)}"
 
 
 def _num(v, width: int, fmt: str = "{:.2f}") -> str:
@@ -101,7 +101,7 @@ def why_text(turn: Turn | None) -> str:
         outcome = f"shown [{c['shown_as']}]" if c["shown_as"] else f"dropped ({c['dropped']})"
         out.append(f"{c['id']:18} {c['bm25_rank'] or '-':>4} {c['dense_rank'] or '-':>5} {c['fused_rank'] or '-':>5} "
                    f"{_num(c['rerank_score'], 7, '{:.3f}')} {_num(c['cosine'], 5)} {_num(c['coverage'], 5)}  "
-                   f"{outcome} {safe_line(c['source'])}{_page(c['page'])}:{c['lines'][0]}-{c['lines'][1]}")
+                   f"{outcome} {safe_name(c['source'])}{_page(c['page'])}:{c['lines'][0]}-{c['lines'][1]}")
     if not t["chunks"]:
         out.append("(no chunk matched)")
     if t.get("refusal_reason"):
