@@ -61,12 +61,14 @@ def test_unreadable_and_unsupported_files_are_reported_and_skipped(tmp_path, cfg
     (folder / "broken.pdf").write_bytes(b"not a pdf at all")
     (folder / "notes.docx").write_bytes(b"PK\x03\x04")
     (folder / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
+    (folder / "red\x1b[31m.docx").write_bytes(b"PK\x03\x04")
     report = ingest(folder, cfg, embedder=counting)
     skipped = dict(report.skipped)
-    assert set(skipped) == {"broken.pdf", "notes.docx", "latin1.txt"}
+    assert set(skipped) == {"broken.pdf", "notes.docx", "latin1.txt", "red\x1b[31m.docx"}
     assert "UTF-8" in skipped["latin1.txt"] and "unsupported" in skipped["notes.docx"]
     err = capsys.readouterr().err
     assert "skipped broken.pdf" in err and "skipped notes.docx" in err
+    assert "skipped red\\x1b[31m.docx" in err and "\x1b" not in err  # findable, not obeyed
     assert {c.source for c in chunks_of(cfg)} == {"returns.md", "shipping.txt", "hours.html"}
 
 

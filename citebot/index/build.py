@@ -36,6 +36,7 @@ from citebot.index.store import (
 )
 from citebot.schema import Chunk
 from citebot.search import analyzer, models
+from citebot.terminal import safe_name
 
 EMBED_BATCH = 256
 
@@ -315,7 +316,7 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     chunks, sources = _read_folder(folder, cfg, prev, report, paths, progress)
     report.removed = sorted(set(prev.sources) - set(sources))
     for rel, why in report.skipped:
-        progress.warn(f"skipped {rel}: {why}")
+        progress.warn(f"skipped {safe_name(rel)}: {why}")  # a name one can find
     # A folder with no documents at all (an unmounted drive) never empties a
     # full index; documents that are there but unreadable are removed like
     # any unreadable file (fail closed: a page its author just marked staff
