@@ -46,6 +46,8 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: b
         return cli.fail(str(e))
     convo = Conversation(engine, cli.scope_from(args))
     cli.scope_warnings(engine.index, convo.scope)
+    if line := cfg.key_without_endpoint:
+        cli.warn(line)
     if args.ask is None:
         from citebot.search.models import missing_reranker
 

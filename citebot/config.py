@@ -116,7 +116,8 @@ class Config:
     # Synonym file for query expansion.
     synonyms: str = str(PACKAGE / "synonyms.json")
     # LLM (any OpenAI-compatible endpoint); base URL and key come from
-    # OPENAI_BASE_URL / OPENAI_API_KEY as the openai client reads them.
+    # OPENAI_BASE_URL / OPENAI_API_KEY as the openai client reads them, and
+    # only a named endpoint turns the model on (has_llm).
     model: str = "gpt-4o-mini"
     llm_timeout: float = 30.0
     llm_deadline: float = 180.0  # seconds for a whole answer: a stream still writing then is cut, marked incomplete
@@ -193,8 +194,17 @@ class Config:
 
     @property
     def has_llm(self) -> bool:
-        """An LLM is used only when an endpoint or key is configured."""
-        return bool(os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"))
+        """An LLM is used only when an endpoint is named: a key alone (exported
+        for another tool) would send the documents' passages to OpenAI unasked."""
+        return bool(os.environ.get("OPENAI_BASE_URL"))
+
+    @property
+    def key_without_endpoint(self) -> str | None:
+        """The one line to say when OPENAI_API_KEY is set and no endpoint is."""
+        if os.environ.get("OPENAI_API_KEY") and not self.has_llm:
+            return ("OPENAI_API_KEY is set but OPENAI_BASE_URL is not: answering offline, nothing sent anywhere; "
+                    "to have a model answer, set OPENAI_BASE_URL (https://api.openai.com/v1 for OpenAI)")
+        return None
 
 
 FIELDS = {f.name: f for f in fields(Config)}

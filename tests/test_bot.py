@@ -209,6 +209,19 @@ def test_one_shot_json_says_a_model_failure_in_json_and_exits_1(sample_index, tm
     assert data["error"] and data["answer"] == "" and data["error"] in r.stderr
 
 
+def test_an_api_key_alone_sends_nothing_and_says_how_to_turn_the_model_on(sample_index, tmp_path, fake):
+    # A key exported for another tool is no consent to send the documents' passages to OpenAI.
+    env = {"CITEBOT_DATA_DIR": str(tmp_path), "CITEBOT_USE_RERANK": "0", "OPENAI_API_KEY": "sk-other-tool"}
+    r = run_bot("--ask", "how do I get my money back?", "--index", sample_index.index, env_extra=env)
+    assert r.returncode == 0 and "“" in r.stdout  # the offline answerer's quote
+    assert "OPENAI_API_KEY is set but OPENAI_BASE_URL is not: answering offline" in r.stderr
+    fake.script = ["Refunds go back to the card [1]."]
+    r = run_bot("--ask", "how do I get my money back?", "--index", sample_index.index,
+                env_extra=dict(env, OPENAI_BASE_URL=fake.url))
+    assert r.returncode == 0 and "Refunds go back to the card" in r.stdout and len(fake.requests) == 1
+    assert "OPENAI_API_KEY is set" not in r.stderr
+
+
 def test_one_shot_answers_on_stdout_and_diagnostics_on_stderr(sample_index, tmp_path):
     r = run_bot("--ask", "how do I get my money back?", "--index", sample_index.index,
                 env_extra={"CITEBOT_DATA_DIR": str(tmp_path), "CITEBOT_USE_RERANK": "0"})

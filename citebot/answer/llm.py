@@ -164,5 +164,5 @@ def _retry_after(e) -> float | None:
 
 
 def make(cfg) -> LLM | None:
-    """An LLM when an endpoint or key is configured, else None (offline)."""
+    """An LLM when an endpoint is configured (``Config.has_llm``), else None (offline)."""
     return LLM(cfg.model, cfg.llm_timeout, cfg.llm_retries, cfg.llm_deadline) if cfg.has_llm else None
