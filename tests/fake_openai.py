@@ -6,6 +6,7 @@ Each request pops the next scripted reply:
   finish_reason "stop" (or returned whole when stream is false);
 * an int: that HTTP status (429, 500 ...) with an error body;
   ``{"status": 429, "retry_after": "30"}`` the same, asking the client to wait that long;
+  ``{"status": 400, "message": "..."}`` with that error message;
 * a dict, to misbehave on demand:
   ``{"text": "...", "finish": "length"}`` a stream that ends with another finish reason,
   ``{"text": "...", "cut": True}`` a stream cut off (no finish, no [DONE]),
@@ -14,7 +15,8 @@ Each request pops the next scripted reply:
   ``{"text": "...", "pause": 0.2}`` each piece that many seconds after the last (a trickle);
   ``{"text": "...", "idle": (2.0, b": keepalive\n\n")}`` after the text, those bytes every 0.05 s
   for 2 s (keep-alive comments, events without choices), then the finish;
-  ``{"text": "...", "after": " more"}`` text sent after the finish event.
+  ``{"text": "...", "after": " more"}`` text sent after the finish event;
+  ``{"text": "...", "whole": True}`` one JSON reply although a stream was asked for.
 
 Every request body is recorded.
 """
@@ -51,10 +53,10 @@ class FakeOpenAI:
                 if isinstance(reply, int):
                     return self._status(reply)
                 if isinstance(reply, dict) and "status" in reply:
-                    return self._status(reply["status"], reply.get("retry_after"))
+                    return self._status(reply["status"], reply.get("retry_after"), reply.get("message"))
                 if isinstance(reply, str):
                     reply = {"text": reply}
-                if body.get("stream"):
+                if body.get("stream") and not reply.get("whole"):
                     return self._stream(body.get("model"), reply)
                 payload = json.dumps({"id": "c1", "object": "chat.completion", "created": 0, "model": body.get("model"),
                                       "choices": [{"index": 0, "finish_reason": reply.get("finish", "stop"),
@@ -65,8 +67,8 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            def _status(self, code, retry_after=None):
-                payload = json.dumps({"error": {"message": f"scripted {code}", "type": "scripted"}}).encode()
+            def _status(self, code, retry_after=None, message=None):
+                payload = json.dumps({"error": {"message": message or f"scripted {code}", "type": "scripted"}}).encode()
                 self.send_response(code)
                 self.send_header("content-type", "application/json")
                 if retry_after is None:

@@ -79,7 +79,24 @@ def test_server_error_gives_clear_message_and_chat_continues(fake, sample_engine
 def test_server_error_message(fake, sample_engine, tmp_path):
     fake.script = [500, 500, 500]
     turn = convo(sample_engine, tmp_path).ask("how long do refunds take?")
-    assert turn.error == "the model server failed (500); ask again in a moment"
+    assert turn.error == "the model server failed (500: scripted 500); ask again in a moment"
+
+
+@pytest.mark.parametrize("reply, says", [
+    # A request the server will not take: its own words, and no "ask again" (it cannot help).
+    ({"status": 400, "message": "context length exceeded"},
+     "the model server refused the request (400: context length exceeded); check CITEBOT_MODEL"),
+    # A base URL without /v1 gets a 404 too: not only the model name is to blame.
+    ({"status": 404, "message": "404 page not found"},
+     "answered 404: 404 page not found: no model 'test-model' there, or no OpenAI-style API at that address; "
+     "set CITEBOT_MODEL, and check OPENAI_BASE_URL"),
+    # A server that ignores stream=true and answers whole: no stream, so nothing to mark cut.
+    ({"text": "Refunds take 14 days [1].", "whole": True}, "the model server sent no stream of events"),
+])
+def test_a_request_the_server_will_not_take_says_why_and_what_to_check(fake, sample_engine, tmp_path, reply, says):
+    fake.script = [reply]
+    turn = convo(sample_engine, tmp_path).ask("how long do refunds take?")
+    assert says in turn.error and "ask again" not in turn.error and len(fake.requests) == 1
 
 
 def test_model_refusal_is_normalised(fake, sample_engine, tmp_path):

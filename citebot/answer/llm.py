@@ -62,6 +62,7 @@ class LLM:
     def stream(self, system: str, user: str) -> Iterator[str]:
         """Yield the answer's text as it is written."""
         finish = None
+        events = 0  # a reply with none was no stream at all (a whole JSON reply, a web page)
         sent = False  # whether text went out: a failure after it leaves an incomplete answer, not none
         start = time.monotonic()
         late = LLMIncomplete(f"the model was still writing after {self.deadline:g} s (CITEBOT_LLM_DEADLINE)")
@@ -80,6 +81,7 @@ class LLM:
             for event in response:
                 if expired.is_set() or time.monotonic() - start > self.deadline:
                     raise late  # every event counts, text or not
+                events += 1
                 choice = event.choices[0] if event.choices else None
                 if choice is None:
                     continue
@@ -110,6 +112,9 @@ class LLM:
                 raise late from None  # the watchdog closed the stream under the read
             raise LLMIncomplete(f"the connection broke ({type(e).__name__})") from None
         else:
+            if events == 0:
+                raise LLMError("the model server sent no stream of events (a whole reply, or not an OpenAI-style "
+                               "API); check OPENAI_BASE_URL points at an OpenAI-compatible endpoint that streams")
             if finish != "stop":
                 why = {"length": "it hit the length limit", "content_filter": "the server's content filter stopped it",
                        None: "the stream ended before the model finished"}.get(finish, f"finish_reason {finish!r}")
@@ -128,16 +133,24 @@ class LLM:
         if isinstance(e, o.RateLimitError):
             return LLMError("the model server is rate-limiting requests (429) even after retries; wait a moment and ask again")
         if isinstance(e, o.APITimeoutError):
-            return LLMError("the model server did not answer in time; ask again, or raise CITEBOT_LLM_TIMEOUT")
+            return LLMError(f"the model server did not answer within {self.timeout:g} s; check that it is running "
+                            "(for a slow model, raise CITEBOT_LLM_TIMEOUT)")
         if isinstance(e, o.APIConnectionError):
             return LLMError(f"cannot reach the model server at {self.client.base_url}; check OPENAI_BASE_URL "
                             "(unset it to use the offline extractive answerer)")
+        says = _server_says(e)
         if isinstance(e, o.AuthenticationError):
-            return LLMError("the model server refused the API key (401); check OPENAI_API_KEY")
-        if isinstance(e, o.NotFoundError):
-            return LLMError(f"the model server has no model {self.model!r}; set CITEBOT_MODEL")
+            return LLMError(f"the model server refused the API key (401{says}); check OPENAI_API_KEY")
+        if isinstance(e, o.NotFoundError):  # no such model, or no API at that path (a base URL without /v1)
+            return LLMError(f"the model server at {self.client.base_url} answered 404{says}: no model {self.model!r} "
+                            "there, or no OpenAI-style API at that address; set CITEBOT_MODEL, and check "
+                            "OPENAI_BASE_URL (most servers end it in /v1)")
+        if isinstance(e, o.APIStatusError) and e.status_code < 500:
+            # A request the server will not take (too long a context, a forbidden model): asking again cannot help.
+            return LLMError(f"the model server refused the request ({e.status_code}{says}); check CITEBOT_MODEL "
+                            "and the server's limits")
         if isinstance(e, o.APIStatusError):
-            return LLMError(f"the model server failed ({e.status_code}); ask again in a moment")
+            return LLMError(f"the model server failed ({e.status_code}{says}); ask again in a moment")
         return LLMError(f"the model server sent an error mid-answer ({type(e).__name__}); ask again")
 
     def complete(self, system: str, user: str) -> str:
@@ -146,6 +159,14 @@ class LLM:
         if not text:
             raise LLMError("the model returned an empty reply")
         return text
+
+
+def _server_says(e) -> str:
+    """The server's own error message, briefly (": context length exceeded"), or ""."""
+    body = getattr(e, "body", None)
+    message = body.get("message") if isinstance(body, dict) else body if isinstance(body, str) else None
+    text = " ".join(str(message).split())[:200] if message else ""
+    return f": {text}" if text else ""
 
 
 def _retry_after(e) -> float | None:
