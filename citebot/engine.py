@@ -256,6 +256,9 @@ class Engine:
             else frozenset()
 
     def _generate(self, turn: Turn, on_text) -> None:
+        if turn.plan.model_down:  # it just failed to answer the rewrite: asking again would wait as long again
+            turn.answer, turn.refused, turn.error = "", False, f"{turn.plan.model_down} (while rewriting the follow-up)"
+            return
         ctx = turn.context
         system, user = ctxmod.build_prompt(turn.retrieval.queries[self._question(turn.plan)], ctx)
         stream = AnswerStream(len(ctx.shown))

@@ -16,7 +16,8 @@ Each request pops the next scripted reply:
   ``{"text": "...", "idle": (2.0, b": keepalive\n\n")}`` after the text, those bytes every 0.05 s
   for 2 s (keep-alive comments, events without choices), then the finish;
   ``{"text": "...", "after": " more"}`` text sent after the finish event;
-  ``{"text": "...", "whole": True}`` one JSON reply although a stream was asked for.
+  ``{"text": "...", "whole": True}`` one JSON reply although a stream was asked for;
+  ``{"hang": 1.0}`` nothing for that long (a hung server), then a 504.
 
 Every request body is recorded.
 """
@@ -50,6 +51,9 @@ class FakeOpenAI:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 fake.requests.append(body)
                 reply = fake.script.pop(0) if fake.script else REFUSAL
+                if isinstance(reply, dict) and "hang" in reply:
+                    time.sleep(reply["hang"])  # past the client's timeout: it has gone
+                    return self._status(504)
                 if isinstance(reply, int):
                     return self._status(reply)
                 if isinstance(reply, dict) and "status" in reply:

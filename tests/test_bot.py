@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -97,6 +98,23 @@ def test_a_request_the_server_will_not_take_says_why_and_what_to_check(fake, sam
     fake.script = [reply]
     turn = convo(sample_engine, tmp_path).ask("how long do refunds take?")
     assert says in turn.error and "ask again" not in turn.error and len(fake.requests) == 1
+
+
+def test_a_server_that_hangs_on_the_rewrite_is_not_asked_for_the_answer_too(fake, sample_engine, tmp_path):
+    c = convo(sample_engine, tmp_path)
+    c.engine.llm.timeout, c.engine.llm.retries = 0.3, 0
+    fake.script = ["Refunds take 14 days [1]."]
+    c.ask("how long do refunds take?")
+    fake.script, fake.requests = [{"hang": 1.0}, "Gift cards are final [1]."], []
+    began = time.monotonic()
+    turn = c.ask("and for gift cards?")
+    assert turn.plan.method == "llm-failed" and len(fake.requests) == 1  # the rewrite only
+    assert turn.error.startswith("the model server did not answer within 0.3 s; check that it is running")
+    assert turn.error.endswith("(while rewriting the follow-up)") and time.monotonic() - began < 1.0
+    # A rewrite the model answered badly (not a dead server) still lets the answer be asked for.
+    fake.script, fake.requests = [400, "Gift cards are final [1]."], []
+    turn = c.ask("and for gift cards?")
+    assert turn.plan.method == "llm-failed" and len(fake.requests) == 2 and turn.answer == "Gift cards are final [1]."
 
 
 def test_model_refusal_is_normalised(fake, sample_engine, tmp_path):

@@ -20,7 +20,9 @@ from citebot.terminal import writable
 
 
 class LLMError(RuntimeError):
-    pass
+    def __init__(self, message: str, down: bool = False):
+        super().__init__(message)
+        self.down = down  # the server could not be reached or did not answer: asking again this turn waits again
 
 
 class LLMIncomplete(LLMError):
@@ -134,10 +136,10 @@ class LLM:
             return LLMError("the model server is rate-limiting requests (429) even after retries; wait a moment and ask again")
         if isinstance(e, o.APITimeoutError):
             return LLMError(f"the model server did not answer within {self.timeout:g} s; check that it is running "
-                            "(for a slow model, raise CITEBOT_LLM_TIMEOUT)")
+                            "(for a slow model, raise CITEBOT_LLM_TIMEOUT)", down=True)
         if isinstance(e, o.APIConnectionError):
             return LLMError(f"cannot reach the model server at {self.client.base_url}; check OPENAI_BASE_URL "
-                            "(unset it to use the offline extractive answerer)")
+                            "(unset it to use the offline extractive answerer)", down=True)
         says = _server_says(e)
         if isinstance(e, o.AuthenticationError):
             return LLMError(f"the model server refused the API key (401{says}); check OPENAI_API_KEY")

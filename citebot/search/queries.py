@@ -37,6 +37,10 @@ class QueryPlan:
     followup: str | None  # the joined or condensed form searched beside the typed turn
     expansions: tuple[str, ...]  # synonym expansions of the searched forms
     method: str  # "none" (no history or follow-ups off) | "joined" | "llm" | "llm-failed" (joined)
+    # The model could not be reached or did not answer while rewriting (a
+    # timeout, a refused connection): its error, so the answer is not asked
+    # for too (a hung server held a follow-up for twice the deadline).
+    model_down: str | None = None
 
     @property
     def queries(self) -> list[str]:
@@ -149,14 +153,15 @@ def plan(typed: str, history: Sequence[str], groups: Iterable = (), *, followups
     first).  ``condense(system, user) -> text`` is the model; it is asked for
     every turn with a substantive history, and any failure (an exception or
     nothing usable) falls back to the joined form."""
-    followup, standalone, method = None, typed.strip(), "none"
+    followup, standalone, method, down = None, typed.strip(), "none", None
     if followups and last_substantive(history):
         followup, method = joined(typed, history), "joined"
         if condense is not None:
             try:
                 condensed = clean_condensed(condense(*condense_prompt(typed, history)), typed)
-            except Exception:  # noqa: BLE001 - any model failure falls back to the offline form
+            except Exception as e:  # noqa: BLE001 - any model failure falls back to the offline form
                 condensed = ""
+                down = str(e) if getattr(e, "down", False) else None
             if condensed:
                 followup = standalone = condensed
                 method = "llm"
@@ -166,7 +171,7 @@ def plan(typed: str, history: Sequence[str], groups: Iterable = (), *, followups
     if expansion:
         for q in (typed, followup):
             expansions.extend(expand(q, groups) if q else ())
-    return QueryPlan(typed.strip(), standalone, followup, tuple(dict.fromkeys(expansions)), method)
+    return QueryPlan(typed.strip(), standalone, followup, tuple(dict.fromkeys(expansions)), method, down)
 
 
 # --- synonyms ------------------------------------------------------------------
