@@ -2,6 +2,7 @@
 OpenAI-compatible server on 127.0.0.1 through the real openai client, the
 offline extractive path, the REPL through prompt-toolkit's pipe input, and
 the one-shot CLI."""
+import dataclasses
 import io
 import json
 import os
@@ -182,6 +183,12 @@ def test_show_prints_the_whole_chunk_with_file_and_lines(sample_engine, tmp_path
     refused = convo(sample_engine, tmp_path, with_llm=False).ask("how do I bake sourdough bread?")
     assert refused.refused and not refused.context.shown
     assert render.show_text(refused, "1") == "The last answer showed no sources; /why says what was searched."
+    assert render.sources_text(refused) == "The last answer cited no sources."
+    # A refusal after reading passages (the gate, the quantity rule) cites none, and /show still has them.
+    read = dataclasses.replace(turn, citations=[], refused=True)
+    assert render.sources_text(read) == f"The last answer cited no sources; /show 1-{len(turn.context.shown)} " \
+                                        "shows the passages it read."
+    assert render.sources_text(None) == "No sources yet."
 
 
 def test_why_lists_every_query_and_a_row_per_hit(sample_engine, tmp_path):
