@@ -75,9 +75,14 @@ def parse(p: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.
     error (exit 2) naming the key, like any other bad flag."""
     args = p.parse_args(argv)
     try:
-        return args, config.load(config_flags(args), file=getattr(args, "config", None))
+        cfg = config.load(config_flags(args), file=getattr(args, "config", None))
     except config.ConfigError as e:
         p.exit(EXIT_USAGE, f"citebot: {e}\n")
+    if cfg.backend == "milvus" and getattr(args, "index", None) is not None:
+        # Ignored, it let an ingest meant for a new index write into the collection already there.
+        p.exit(EXIT_USAGE, f"citebot: --index names a local index folder, and the backend is milvus (collection "
+                           f"{cfg.milvus_collection!r}); give --set milvus_collection=NAME instead, or --set backend=local\n")
+    return args, cfg
 
 
 def scope_from(args: argparse.Namespace) -> Scope:

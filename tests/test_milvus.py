@@ -334,3 +334,23 @@ def test_an_update_cut_off_before_its_stamp_is_redone_when_the_page_goes_back(tm
     idx = mv.MilvusIndex.open(cfg)
     assert {c.source: c.audience for c in idx.scan(Scope.everything())} == {"a.md": "staff", "b.md": "public"}
     assert [h.chunk.source for h in idx.sparse_search(analyze("zorbulator"), Scope(), 5)] == []
+
+
+def test_index_flag_with_the_milvus_backend_is_a_usage_error(tmp_path):
+    # Ignored, an ingest meant for a new index wrote into the collection already there.
+    import subprocess
+    import sys
+
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CITEBOT_DATA_DIR": str(tmp_path),
+           "CITEBOT_BACKEND": "milvus", "CITEBOT_MILVUS_URI": str(tmp_path / "x.db")}
+    for script, args in (("ingest.py", [str(SAMPLE)]), ("bot.py", ["--ask", "hi there"]), ("retrieve.py", ["E4032"])):
+        r = subprocess.run([sys.executable, str(ROOT / script), *args, "--index", str(tmp_path / "idx")],
+                           capture_output=True, text=True, env=env, timeout=300)
+        assert r.returncode == 2 and "give --set milvus_collection=NAME instead" in r.stderr, (script, r.stderr)
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_the_ingest_summary_gives_a_size_only_when_it_measured_one():
+    from citebot.index.build import Report
+    assert Report(written=True).summary().endswith("(0 embedded, 0 reused); 0.0s")
+    assert Report(written=True, index_bytes=4096).summary().endswith("0.0s, 4 KiB")

@@ -53,13 +53,14 @@ class Report:
     reused: int = 0
     written: bool = False  # False: nothing changed, the index was left as it was
     seconds: float = 0.0
-    index_bytes: int = 0
+    index_bytes: int = 0  # of the generation written (local only; 0: not measured)
 
     def summary(self) -> str:
+        size = f", {self.index_bytes / 1024:.0f} KiB" if self.index_bytes else ""  # Milvus said "0 KiB"
         return (f"files: {len(self.added)} added, {len(self.changed)} changed, {len(self.removed)} removed, "
                 f"{self.unchanged} unchanged, {len(self.skipped)} skipped; chunks: {self.chunks} "
-                f"({self.embedded} embedded, {self.reused} reused); {self.seconds:.1f}s, "
-                f"{self.index_bytes / 1024:.0f} KiB" + ("" if self.written else "; nothing changed"))
+                f"({self.embedded} embedded, {self.reused} reused); {self.seconds:.1f}s"
+                + size + ("" if self.written else "; nothing changed"))
 
 
 def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = False,
