@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 
@@ -181,7 +182,7 @@ def test_a_sweep_reads_tuning_data_only(sample_index):
     r = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--benchmark", "scifact", "--sweep", "rrf_k=5"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 2 and "--bench-split train" in r.stderr
-    r = subprocess.run(base + ["--json", "--set", "embed_model=packaged", "--configs", "bm25"],
+    r = subprocess.run(base + ["--json", "--set", "embed_model=packaged"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert {m["n"] for _, m in json.loads(r.stdout)} == {50}  # golden.json's tune half, not its 100 questions
@@ -271,3 +272,50 @@ def test_questions_without_a_split_are_halved_once_for_every_use_and_a_conversat
     # The refusal fit's halves are the evaluation's (it hashed the id instead).
     engine = SimpleNamespace(assess=lambda *a: (SimpleNamespace(signals=None), None))
     assert {c.qid for c in refusal.golden_cases(engine, path, "g") if c.split == "tune"} == tune
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("tags", "paraphrase", "tags must be a list of strings, got 'paraphrase'"),  # was read as tags p, a, r ...
+    ("turns", "how long do refunds take?", "turns must be a list of strings"),  # was asked as "?" alone
+    ("answerable", "false", "answerable must be true or false"),  # "false" was true
+    ("evidence", "5 business days", "evidence must be a list of {\"phrase\""),  # was a TypeError traceback
+    ("evidence", [{"text": "5 business days"}], "evidence must be a list of {\"phrase\""),
+    ("evidence", [{"phrase": "5 days", "grade": "high"}], "evidence must be"),
+    ("scope", "staff", "scope must be an object with keys from audience, include_superseded, lang, tenant"),
+    ("scope", {"audiance": "staff"}, "scope must be an object"),  # a misspelt key widened nothing it named
+])
+def test_a_golden_field_of_the_wrong_type_is_named_not_taken_apart(tmp_path, field, value, says):
+    from citebot.measurement.golden import load_golden
+    q = {"id": "x1", "question": "how long do refunds take?", "evidence": [{"phrase": "14 days", "grade": 2}]}
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"questions": [dict(q, **{field: value})]}), encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(f"golden entry x1: {says}")):
+        load_golden(path)
+    path.write_text(json.dumps({"questions": [q]}), encoding="utf-8")
+    assert load_golden(path).questions[0].evidence == ({"phrase": "14 days", "grade": 2},)
+
+
+def test_an_unknown_question_id_is_an_error_not_an_empty_table(tmp_path):
+    from citebot.measurement.golden import load_golden
+    gold = load_golden(ROOT / "golden.json")
+    first = gold.questions[0].id
+    assert [q.id for q in gold.select(None, [first])] == [first]
+    with pytest.raises(ValueError, match="golden.json has no question nope"):
+        gold.select(None, [first, "nope"])
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--limit", "0"], "--limit needs a whole number of 1 or more"),  # 0 ran every question, -1 dropped the last
+    (["--limit", "-1"], "--limit needs a whole number of 1 or more"),
+    (["--fit"], "--fit and --plot go with --refusal"),
+    (["--plot", "x.png"], "--fit and --plot go with --refusal"),
+    (["--json", "--markdown"], "give --json or --markdown, not both"),
+    (["--sweep", "rrf_k=5,20", "--ids", "q001"], "a sweep runs the bot's configuration over the whole tune half"),
+    (["--sweep", "rrf_k="], "--sweep rrf_k= names no values"),
+    (["--sweep", "bogus=1,2"], "--sweep needs KEY=V1,V2,... with a known key"),
+    (["--sweep", "rrf_k=a,b"], "rrf_k"),
+])
+def test_evaluate_flags_that_would_be_ignored_or_misread_are_usage_errors(args, says, capsys):
+    from citebot.measurement.main import main
+    assert main(args) == 2
+    assert says in capsys.readouterr().err

@@ -61,14 +61,39 @@ class Question:
     def from_dict(cls, d: dict) -> Question:
         if not isinstance(d, dict) or not d.get("id") or not (d.get("question") or d.get("turns")):
             raise ValueError(f"golden entry {d!r:.80} needs an id and a question or turns")
+        qid = d["id"]
+
+        def bad(field: str, want: str) -> ValueError:
+            return ValueError(f"golden entry {qid}: {field} must be {want}, got {d.get(field)!r:.60}")
+
+        def texts(field: str) -> tuple[str, ...]:
+            # A string where a list belongs was read letter by letter ("tags": "paraphrase" made tags p, a, r ...).
+            value = d.get(field) or []
+            if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+                raise bad(field, "a list of strings")
+            return tuple(value)
+        if d.get("question") is not None and not isinstance(d["question"], str):
+            raise bad("question", "a string")
+        if not isinstance(d.get("answerable", True), bool):  # "false" read as true
+            raise bad("answerable", "true or false")
+        evidence = d.get("evidence") or []
+        if not isinstance(evidence, list) or not all(
+                isinstance(e, dict) and isinstance(e.get("phrase"), str) and type(e.get("grade", 1)) is int
+                and isinstance(e.get("with", []), list) for e in evidence):
+            raise bad("evidence", 'a list of {"phrase": text, "grade": 1 or 2, "with": [text, ...]}')
         s = d.get("scope") or {}
+        if not isinstance(s, dict) or set(s) - SCOPE_KEYS:  # a misspelt key widened the scope unseen
+            raise bad("scope", f"an object with keys from {', '.join(sorted(SCOPE_KEYS))}")
         scope = Scope.build(audience=s.get("audience"), tenant=s.get("tenant"), lang=s.get("lang"),
                             include_superseded=bool(s.get("include_superseded")))
         if d.get("split") not in (None, *SPLITS):
-            raise ValueError(f"golden entry {d['id']}: split must be one of {', '.join(SPLITS)}")
-        return cls(str(d["id"]), tuple(d["turns"]) if d.get("turns") else (d["question"],),
-                   tuple(d.get("tags", ())), bool(d.get("answerable", True)), tuple(d.get("evidence", ())),
-                   tuple(d.get("answer_keywords", ())), tuple(d.get("must_not", ())), scope, d.get("split"))
+            raise ValueError(f"golden entry {qid}: split must be one of {', '.join(SPLITS)}")
+        return cls(str(qid), texts("turns") if d.get("turns") else (d["question"],), texts("tags"),
+                   d.get("answerable", True), tuple(evidence), texts("answer_keywords"), texts("must_not"), scope,
+                   d.get("split"))
+
+
+SCOPE_KEYS = {"audience", "tenant", "lang", "include_superseded"}
 
 
 @dataclass(frozen=True)
@@ -81,6 +106,8 @@ class GoldenSet:
                limit: int | None = None) -> list[Question]:
         qs = [q for q in self.questions if split in (None, "all") or q.half == split]
         if ids:
+            if unknown := [i for i in ids if i not in {q.id for q in self.questions}]:
+                raise ValueError(f"{self.path.name} has no question {', '.join(unknown)}")
             qs = [q for q in qs if q.id in set(ids)]
         return qs[:limit] if limit else qs
 

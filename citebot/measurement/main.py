@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
     configs = [c.strip() for c in args.configs.split(",")] if args.configs else None
     if configs and (bad := [c for c in configs if c not in CONFIGS]):
         return cli.fail(f"unknown configuration(s) {', '.join(bad)}; choose from {', '.join(CONFIGS)}", cli.EXIT_USAGE)
+    if problem := _flag_problem(args):
+        return cli.fail(problem, cli.EXIT_USAGE)
     if args.answers and configs and all(c in UNFILTERED for c in configs):
         return cli.fail("--answers needs a configuration with the scope filters on (no-filters is the leak "
                         "check); add one to --configs, for example +followups", cli.EXIT_USAGE)
@@ -68,6 +70,27 @@ def main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
         return run(args, cfg, configs, own_index=sources["index"] == "default")
     except (IndexError_, ModelUnavailable, ValueError, FileNotFoundError) as e:
         return cli.fail(str(e))
+
+
+def _flag_problem(args) -> str | None:
+    """A flag that would be ignored or misread, said before anything runs."""
+    if args.limit is not None and args.limit < 1:
+        return "--limit needs a whole number of 1 or more"
+    if (args.fit or args.plot) and not args.refusal:
+        return "--fit and --plot go with --refusal"
+    if args.json and args.markdown:
+        return "give --json or --markdown, not both"
+    if args.sweep:
+        if args.ids or args.configs or (args.limit and not args.benchmark):
+            return ("a sweep runs the bot's configuration over the whole tune half: drop --ids, --configs and "
+                    "--limit (--limit works with --benchmark)")
+        from citebot.measurement import sweep
+
+        try:
+            sweep.parse(args.sweep)
+        except (ValueError, config.ConfigError) as e:
+            return str(e)
+    return None
 
 
 def run(args, cfg: Config, configs, own_index: bool) -> int:

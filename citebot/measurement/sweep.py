@@ -29,7 +29,10 @@ def parse(specs: list[str]) -> list[tuple[str, list]]:
         key = key.strip()
         if not sep or key not in FIELDS:
             raise ValueError(f"--sweep needs KEY=V1,V2,... with a known key, got {spec!r}")
-        out.append((key, [_coerce(key, v.strip(), "--sweep") for v in values.split(",") if v.strip()]))
+        vals = [_coerce(key, v.strip(), "--sweep") for v in values.split(",") if v.strip()]
+        if not vals:  # "rrf_k=" printed an empty table
+            raise ValueError(f"--sweep {key}= names no values; give KEY=V1,V2,...")
+        out.append((key, vals))
     return out
 
 
