@@ -6,6 +6,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from citebot.chat.repl import Chat, Conversation
 from citebot.engine import Engine
 from citebot.index.store import open_index
@@ -57,3 +59,17 @@ def test_bench_scale_section_runs_both_backends_and_checks_bm25_against_rank_bm2
     assert rows["milvus"]["chunks"] == 400 and {"bm25", "dense", "hybrid", "build_s", "rss_mib", "index_mib"} <= set(rows["milvus"])
     assert all(r[c]["n"] == rows["local"]["bm25"]["n"] > 0 for r in rows.values() for c in ("bm25", "dense", "hybrid"))
     assert res["exactness"] < 1e-9
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--sizes", "abc"], "--sizes takes whole numbers"),  # a traceback, after the sample section had run
+    (["--sizes", "0"], "--sizes takes chunk counts of 1 or more"),
+    (["--sizes", "20", "--backends", ","], "--backends takes local and/or milvus"),  # ran nothing, exit 0
+    (["--folder", "/nonexistent/kb"], "--folder /nonexistent/kb is not a folder"),
+    (["--golden", "/nonexistent/g.json"], "--golden /nonexistent/g.json is not a file"),
+])
+def test_bench_checks_its_flags_before_any_section_runs(args, says, capsys):
+    from citebot.measurement.bench import main
+    with pytest.raises(SystemExit) as e:
+        main(args)
+    assert e.value.code == 2 and says in capsys.readouterr().err

@@ -213,6 +213,26 @@ def main(argv=None, prog: str = "bench.py") -> int:
     from citebot import cli
     from citebot.measurement import scale
 
+    # Every flag is checked before the first section runs (a bad --sizes failed after minutes of it).
+    try:
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        p.error(f"--sizes takes whole numbers separated by commas, got {args.sizes!r}")
+    if any(n < 1 for n in sizes):
+        p.error("--sizes takes chunk counts of 1 or more")
+    if args.backends is None:
+        import importlib.util
+
+        backends = ["local"] + (["milvus"] if importlib.util.find_spec("pymilvus") else [])
+    else:
+        backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    if sizes and (not backends or set(backends) - {"local", "milvus"}):
+        p.error("--backends takes local and/or milvus")
+    if not (args.skip_sample and args.skip_startup) and not Path(args.folder).is_dir():
+        p.error(f"--folder {args.folder} is not a folder")
+    if not args.skip_sample and not Path(args.golden).is_file():
+        p.error(f"--golden {args.golden} is not a file")
+
     res: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         if not args.skip_sample:
@@ -221,16 +241,7 @@ def main(argv=None, prog: str = "bench.py") -> int:
             sample_index(args.folder, Path(tmp))  # start-up opens the sample's index
         if not args.skip_startup:
             res["startup"] = startup(Path(tmp))
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     if sizes:
-        if args.backends is None:
-            import importlib.util
-
-            backends = ["local"] + (["milvus"] if importlib.util.find_spec("pymilvus") else [])
-        else:
-            backends = [b.strip() for b in args.backends.split(",") if b.strip()]
-        if set(backends) - {"local", "milvus"}:
-            p.error("--backends takes local and/or milvus")
         res["scale"] = scale.run(sizes, cli.warn, backends)
         texts, queries = scale.passages()
         res["exactness"] = scale.exactness(texts, queries)
