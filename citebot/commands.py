@@ -160,6 +160,8 @@ def queries_main(argv: list[str] | None = None, prog: str = "rewrite.py") -> int
     args, cfg = cli.parse(p, argv)
     if problem := cli.question_problem(args.turn):  # as bot.py and retrieve.py do: "" is no turn to plan
         p.error(problem)
+    if long := next((h for h in args.history if len(h) > cli.MAX_QUESTION), None):  # the chat caps every turn
+        p.error(f"a --history turn is {len(long):,} characters long; give turns of at most {cli.MAX_QUESTION:,}")
     from citebot.answer import llm
     from citebot.search import queries
 

@@ -352,3 +352,11 @@ def test_the_question_log_and_history_are_readable_by_their_owner_alone(sample_e
     for name in ("metrics.jsonl", "history"):
         assert (tmp_path / "data" / name).stat().st_mode & 0o077 == 0, name
     assert (tmp_path / "data").stat().st_mode & 0o077 == 0
+
+
+def test_rewrite_caps_history_turns_as_the_chat_caps_every_turn(tmp_path):
+    from citebot import cli
+    r = subprocess.run([sys.executable, str(ROOT / "rewrite.py"), "and for size L?",
+                        "--history", "bike " * (cli.MAX_QUESTION // 5 + 1)], capture_output=True, text=True,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, timeout=120)
+    assert r.returncode == 2 and "a --history turn is" in r.stderr and f"at most {cli.MAX_QUESTION:,}" in r.stderr

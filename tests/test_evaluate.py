@@ -314,6 +314,9 @@ def test_an_unknown_question_id_is_an_error_not_an_empty_table(tmp_path):
     (["--sweep", "rrf_k="], "--sweep rrf_k= names no values"),
     (["--sweep", "bogus=1,2"], "--sweep needs KEY=V1,V2,... with a known key"),
     (["--sweep", "rrf_k=a,b"], "rrf_k"),
+    (["--golden", "/nonexistent/g.json"], "--golden /nonexistent/g.json is not a file"),
+    (["--benchmark", "scifact", "--bench-split", "bogus"], "--benchmark scifact has no split 'bogus'; give test or train"),
+    (["--benchmark", "mtrag", "--bench-split", "train"], "--benchmark mtrag has no split 'train'; give test"),
 ])
 def test_evaluate_flags_that_would_be_ignored_or_misread_are_usage_errors(args, says, capsys):
     from citebot.measurement.main import main

@@ -74,6 +74,11 @@ def main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
 
 def _flag_problem(args) -> str | None:
     """A flag that would be ignored or misread, said before anything runs."""
+    if not (args.benchmark or args.refusal) and not Path(args.golden).is_file():
+        return f"--golden {args.golden} is not a file"
+    if args.benchmark and args.bench_split not in (splits := ("test", "train") if args.benchmark == "scifact"
+                                                   else ("test",)):
+        return f"--benchmark {args.benchmark} has no split {args.bench_split!r}; give {' or '.join(splits)}"
     if args.limit is not None and args.limit < 1:
         return "--limit needs a whole number of 1 or more"
     if (args.fit or args.plot) and not args.refusal:
