@@ -299,11 +299,11 @@ def _same_documents(prev: _Previous, folder: Path, include: list[str], follow_li
     if was_links != follow_links:
         how.append("with" + ("" if was_links else "out") + " --follow-links")
     where = cfg.index if cfg.backend == "local" else f"Milvus collection {cfg.milvus_collection}"
+    names = ", ".join(safe_name(x) for x in lost[:3]) + (", ..." if len(lost) > 3 else "")
     raise OtherDocuments(f"the index at {where} was built {' '.join(how)}; this run would remove {len(lost)} of its "
-                     f"{len(prev.sources)} documents that it does not read ({', '.join(lost[:3])}"
-                     f"{', ...' if len(lost) > 3 else ''}). Nothing was changed. To replace the index with what this "
-                     "run reads, add --rebuild (vectors of unchanged text are kept); to keep both, give this "
-                     "folder its own --index, or ingest a folder that holds both")
+                         f"{len(prev.sources)} documents that it does not read ({names}). Nothing was changed. To "
+                         "replace the index with what this run reads, add --rebuild (vectors of unchanged text are "
+                         "kept); to keep both, give this folder its own --index, or ingest a folder that holds both")
 
 
 def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[str], follow_links: bool,
