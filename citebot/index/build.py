@@ -279,17 +279,16 @@ def _state_dir(cfg: Config) -> Path:
 
 
 def _same_documents(prev: _Previous, folder: Path, include: list[str], follow_links: bool, paths: list[Path],
-                    cfg: Config) -> None:
+                    cfg: Config, same_place: bool) -> None:
     """Refuse an ingest that would remove documents only because it reads
     another folder (or other --include globs) than the one the index was
     built from: an index mirrors one folder, and `ingest ~/more-docs` must
-    not quietly empty it of ~/docs (and cost their embeddings)."""
+    not quietly empty it of ~/docs (and cost their embeddings).
+    ``same_place``: the same folder read the same way (a document it lacks now was deleted)."""
     before = prev.manifest.get("source_folder")
-    if before is None:  # a fresh index, --rebuild, or one from before the folder was stamped
+    if before is None or same_place:  # a fresh index, --rebuild, or one from before the folder was stamped
         return
     was_include, was_links = prev.manifest.get("include", []), bool(prev.manifest.get("follow_links"))
-    if (before, was_include, was_links) == (str(folder), include, follow_links):
-        return  # the same folder read the same way: a document it lacks now was deleted
     lost = sorted(set(prev.sources) - {p.relative_to(folder).as_posix() for p in paths})
     if not lost:
         return  # the folder moved, or the new globs still take every document
@@ -326,12 +325,12 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     if not sources and prev.n_chunks and not found_documents:
         raise IndexError_(f"{folder} holds no readable documents, but the index at {cfg.index} holds "
                           f"{prev.n_chunks} chunks; nothing was changed. To empty the index, ingest with --rebuild")
-    _same_documents(prev, folder, include, follow_links, paths, cfg)
+    same_place = (prev.manifest.get("source_folder") == str(folder) and prev.manifest.get("include", []) == include
+                  and bool(prev.manifest.get("follow_links")) == follow_links)
+    _same_documents(prev, folder, include, follow_links, paths, cfg, same_place)
     if not sources:
         progress.warn(f"no readable documents under {folder}; citebot reads {', '.join(documents.SUFFIXES)} "
                       "(the index is empty, so every question will be refused)")
-    same_place = (prev.manifest.get("source_folder") == str(folder) and prev.manifest.get("include", []) == include
-                  and bool(prev.manifest.get("follow_links")) == follow_links)
     # Milvus fixes a collection's dense index type when it is made: another one
     # takes a fresh collection (the vectors of unchanged text are kept).
     retype = (cfg.backend == "milvus" and bool(prev.manifest) and not rebuild

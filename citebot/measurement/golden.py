@@ -106,7 +106,8 @@ class GoldenSet:
                limit: int | None = None) -> list[Question]:
         qs = [q for q in self.questions if split in (None, "all") or q.half == split]
         if ids:
-            if unknown := [i for i in ids if i not in {q.id for q in self.questions}]:
+            known = {q.id for q in self.questions}
+            if unknown := [i for i in ids if i not in known]:
                 raise ValueError(f"{self.path.name} has no question {', '.join(unknown)}")
             qs = [q for q in qs if q.id in set(ids)]
         return qs[:limit] if limit else qs
