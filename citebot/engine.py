@@ -151,7 +151,7 @@ class Engine:
             return QueryPlan(typed.strip(), typed.strip(), None, (), "none"), Retrieval([], scope, [], [], {}, False)
         plan = self.plan(typed, history)
         return plan, retrieve(self.index, plan.queries, scope, self.cfg, self.embed(), self.cross_encoder(),
-                              plan.rerank)
+                              plan.rerank, plan.core)
 
     def ask(self, typed: str, history: Sequence[str] = (), scope: Scope = Scope(),
             on_text: Callable[[str], None] | None = None,
@@ -226,7 +226,7 @@ class Engine:
         reranked = r.rerank_on and r.hits and "rerank" in r.hits[0].scores
         turn.signals = gate.signals(r.queries[qi], [r.terms[qi], *expansions], ctx, r.evidence, r.stats, turn.scored,
                                     r.hits[0].id if r.hits else None,
-                                    r.hits[0].scores["rerank"] if reranked else None)
+                                    r.hits[0].scores["rerank"] if reranked else None, r.core_first)
         turn.p_answerable = gate.probability(turn.signals, gate.model(model, cfg.rerank_model if reranked else None))
         if cfg.use_gate and turn.p_answerable < cfg.gate_threshold:
             return gate.reason(turn.signals, turn.p_answerable, cfg.gate_threshold)

@@ -79,12 +79,15 @@ def unknown_mass(terms: Sequence[Sequence[str]], stats: Mapping[str, TermStat]) 
 
 def signals(question: str, terms: Sequence[Sequence[str]], ctx: Context, evidence: Mapping[str, Evidence],
             stats: Mapping[str, TermStat], scored: Sequence[Scored], first: str | None = None,
-            rerank: float | None = None) -> Signals:
+            rerank: float | None = None, core_first: str | None = None) -> Signals:
     """``terms``: the question's analyzed forms (typed turn, its expansions);
     ``scored``: the extractive scorer's units, best first; ``first``: the
-    first hit's id; ``rerank``: its cross-encoder score (None: no rerank)."""
+    first hit's id; ``rerank``: its cross-encoder score (None: no rerank);
+    ``core_first``: the first hit fused without the expansions (``top`` is
+    the better of the two: an expansion adds evidence, never takes it away)."""
     ev = [evidence[h.id] for h in ctx.shown if h.id in evidence]
-    top = evidence[first].cosine if first is not None and first in evidence else None
+    tops = [evidence[i].cosine for i in (first, core_first) if i is not None and i in evidence]
+    top = max((c for c in tops if c is not None), default=None)
     best = scored[0].score if scored else 0.0
     other = next((s.score for s in scored[1:] if s.unit.n != scored[0].unit.n), 0.0)
     pattern = answer_type(question)

@@ -56,6 +56,12 @@ class QueryPlan:
         return out
 
     @property
+    def core(self) -> int:
+        """How many of :attr:`queries` are not synonym expansions (they lead:
+        the typed turn, its follow-up form)."""
+        return len(QueryPlan(self.typed, self.standalone, self.followup, (), self.method).queries)
+
+    @property
     def rerank(self) -> str:
         """What the cross-encoder reads the candidates against: the model's
         standalone turn when it condensed one ("and for size L?" alone names

@@ -33,6 +33,11 @@ class Retrieval:
     stats: dict[str, TermStat] = field(default_factory=dict)  # every query term, within the scope
     vectors: np.ndarray | None = None  # each query's embedding (None: dense channel off)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # The first hit fused without the synonym expansions' lists (None: no
+    # expansion searched): the gate reads the better of its cosine and the
+    # first hit's, so an expansion that puts a weaker chunk first cannot
+    # lower the evidence the typed words found.
+    core_first: str | None = None
 
     def ranking(self) -> list[Hit]:
         """Final hits, then the rest of the fused candidates: the order the
@@ -54,13 +59,19 @@ def _name(channel: str, i: int) -> str:
     return channel if i == 0 else f"{channel}@{i + 1}"
 
 
+def _index(name: str) -> int:
+    """The query index a list's name (``_name``) carries."""
+    return int(name.rsplit("@", 1)[1]) - 1 if "@" in name else 0
+
+
 def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
              embed: Callable[[list[str]], np.ndarray] | None = None, cross_encoder=None,
-             rerank_query: str | None = None) -> Retrieval:
+             rerank_query: str | None = None, core: int | None = None) -> Retrieval:
     """Search every query on both channels, fuse, rerank, and measure the
     evidence of the final hits.  ``embed`` is None when the dense channel is
     off; ``cross_encoder`` None keeps the fused order; it reads the pool
-    against ``rerank_query`` (default: the first query)."""
+    against ``rerank_query`` (default: the first query).  ``core``: how many
+    leading queries are not synonym expansions (None: all)."""
     clock = time.perf_counter
     timings: dict[str, float] = {}
     queries = list(queries)
@@ -87,6 +98,13 @@ def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
     if cfg.one_language_per_page:
         asked = question_lang(queries[0]) if queries else "en"
         fused = fusion.one_language_per_page(fused, None if asked == "en" else asked)
+    core_first = None
+    if core is not None and 0 < core < len(queries):
+        kept = [(n, hs) for n, hs in lists if _index(n) < core]
+        first = fusion.rrf(kept, cfg.rrf_k, weights)
+        if cfg.one_language_per_page:
+            first = fusion.one_language_per_page(first, None if asked == "en" else asked)
+        core_first = first[0] if first else None
     timings["fuse"] = (clock() - t0) * 1000
     t0 = clock()
     pool = fused[:cfg.rerank_pool]
@@ -100,11 +118,12 @@ def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
     timings["rerank"] = (clock() - t0) * 1000
     t0 = clock()
     stats = index.term_stats([t for ts in terms for t in ts], scope)
-    ev = measure(index, hits, terms, stats, vectors)
+    also = [core_first] if core_first is not None and core_first.id not in {h.id for h in hits} else []
+    ev = measure(index, hits + also, terms, stats, vectors)
     timings["evidence"] = (clock() - t0) * 1000
     timings["total"] = sum(timings.values())
     return Retrieval(queries, scope, hits, fused, ev, cross_encoder is not None and bool(pool), terms, stats,
-                     vectors, timings)
+                     vectors, timings, core_first.id if core_first is not None else None)
 
 
 def dense_lists(index: SearchIndex, vectors: np.ndarray, speaks: Sequence[bool], scope: Scope,
