@@ -46,11 +46,20 @@ class Chunk:
 def lang_tag(tag: str) -> str:
     """A language as a chunk's ``lang`` holds it: the tag's language, with its
     script when one is named (``zh-Hant`` -> ``zh-hant``, as a ``zh-hant/``
-    folder) and without a region (``en-US``, ``en_GB`` -> ``en``).  Every
+    folder) and without a region (``en-US``, ``en_GB`` -> ``en``); Chinese
+    by its script, named or implied (``zh-TW`` -> ``zh-hant``, ``zh-Hans``,
+    ``zh-CN`` -> ``zh``).  Every
     reader (front matter, ``<html lang>``, a PDF's /Lang, a language folder)
     and ``--lang`` go through it, so ``lang: en-US`` is in ``--lang en``."""
     parts = tag.strip().lower().replace("_", "-").split("-")
+    if parts[0] == "zh" and len(parts) > 1:  # Chinese names its script by region too: zh-TW is Traditional
+        return "zh-hant" if parts[1] in _HANT_TAGS else "zh"
     return parts[0] + (f"-{parts[1]}" if len(parts) > 1 and len(parts[1]) == 4 else "")
+
+
+# Tags after "zh-" that mean Traditional characters (a script, or a region
+# that writes them); any other (hans, cn, sg, my) is Simplified, ``zh``.
+_HANT_TAGS = frozenset({"hant", "tw", "hk", "mo"})
 
 
 STATUSES = ("current", "superseded", "draft")  # the statuses a document can have

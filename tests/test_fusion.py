@@ -158,3 +158,27 @@ def test_question_language_counts_words_not_letters():
     assert question_lang("這個設定是什麼意思？") == "zh-hant" and question_lang("这个设定是什么意思？") == "zh"
     assert question_lang("什麼是依賴注入？") == question_lang("退貨要多久？") == "zh-hant"
     assert question_lang("what does 這個 mean?") == "en"
+
+
+def test_ukrainian_is_told_from_russian_and_more_scripts_are_named():
+    from citebot.index.documents import guess_lang, question_lang
+
+    # No Ukrainian-only letter in the first: its words tell (як, для мого); labelled ru, the
+    # Russian translation of every page was shown instead of the Ukrainian one.
+    assert question_lang("Як дозволити CORS для мого фронтенду?") == "uk"
+    assert question_lang("Як запустити фонові задачі?") == "uk"  # і
+    assert question_lang("Как разрешить CORS для моего фронтенда?") == "ru"
+    assert question_lang("Что такое Depends?") == "ru" and question_lang("Depends?") == "en"
+    assert guess_lang("Щоб увімкнути статичні файли, імпортуйте StaticFiles і змонтуйте їх.") == "uk"
+    assert guess_lang("Чтобы подключить статические файлы, импортируйте StaticFiles.") == "ru"
+    assert guess_lang("ניתן לקבל החזר כספי מלא תוך 30 יום") == "he"  # was "en"
+    assert question_lang("Πώς χρησιμοποιώ το Depends;") == "el"
+
+
+def test_chinese_tags_name_their_script_by_region_too():
+    from citebot.schema import lang_tag
+
+    # zh-TW searched the Simplified pages (region dropped) and zh-Hans matched no page at all.
+    assert [lang_tag(t) for t in ("zh-TW", "zh_HK", "zh-Hant-TW", "zh-MO")] == ["zh-hant"] * 4
+    assert [lang_tag(t) for t in ("zh-Hans", "zh-CN", "zh-Hans-CN", "zh", "ZH")] == ["zh"] * 5
+    assert lang_tag("pt-BR") == "pt" and lang_tag("sr-Latn") == "sr-latn"

@@ -126,6 +126,19 @@ def test_a_number_is_a_turn_and_a_bengali_thanks_is_an_acknowledgement():
         "how long is the return window? and gift cards?"
 
 
+def test_thanks_in_the_documents_languages_keeps_the_conversations_topic():
+    # Only English, Chinese and Bengali thanks were skipped: "감사합니다" became the turn a
+    # follow-up was joined to, and the follow-up lost its topic.
+    for thanks in ("감사합니다", "ありがとうございます", "спасибо", "Дякую!", "धन्यवाद", "謝謝", "谢谢你",
+                   "好的谢谢", "vielen Dank", "merci beaucoup", "muchas gracias", "obrigado", "teşekkürler"):
+        assert is_ack(thanks), thanks
+        assert plan("and allow_methods?", ["what is allow_origins?", thanks]).followup == \
+            "what is allow_origins? and allow_methods?"
+    # A run of such characters with anything else in it is a question.
+    assert not is_ack("谢谢你的帮助是什么") and not is_ack("明白什么是依赖") and not is_ack("네트워크")
+    assert not is_ack("danke für CORS?") and not is_ack("что такое Depends")
+
+
 def test_only_the_last_substantive_turn_is_joined():
     p = plan("and XL?", ["what is the warranty?", "what frame size for size M?"])
     assert p.followup == "what frame size for size M? and XL?"

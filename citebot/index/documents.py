@@ -61,9 +61,32 @@ _SCRIPTS = [
     ("ko", re.compile(r"[\uac00-\ud7af]")),
     ("bn", re.compile(r"[\u0980-\u09ff]")),
     ("hi", re.compile(r"[\u0900-\u097f]")),
-    ("ru", re.compile(r"[\u0400-\u04ff]")),
+    ("ru", re.compile(r"[\u0400-\u04ff]")),  # Cyrillic; Ukrainian told apart by ``_cyrillic``
     ("ar", re.compile(r"[\u0600-\u06ff]")),
+    ("he", re.compile(r"[\u0590-\u05ff]")),
+    ("el", re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]")),
+    ("th", re.compile(r"[\u0e00-\u0e7f]")),
 ]
+
+# Cyrillic is Russian unless Ukrainian shows: its own letters (і ї є ґ, which
+# Russian lacks, as Ukrainian lacks ы э ъ ё) and its common words ("Як
+# дозволити CORS для мого фронтенду?" has no telling letter).  Labelled
+# Russian, a Ukrainian question was answered from the Russian translation.
+_UK_LETTERS = re.compile(r"[іїєґІЇЄҐ]")
+_RU_LETTERS = re.compile(r"[ыэъёЫЭЪЁ]")
+_UK_WORDS = frozenset("""як що це чи та або також мене мого моєї мій моя моє мої який яка яке які коли де чому
+скільки потрібно треба можна зробити використовувати налаштувати додати отримати""".split())
+_RU_WORDS = frozenset("""как что это или также меня моего моей мой моя моё мои какой какая какое какие когда где
+почему сколько нужно надо можно сделать использовать настроить добавить получить""".split())
+_CYR_WORD = re.compile(r"[\u0400-\u04ff]+")
+
+
+def _cyrillic(text: str) -> str:
+    """"uk" or "ru" for Cyrillic text (ties, with nothing telling, are "ru")."""
+    words = [w.lower() for w in _CYR_WORD.findall(text)]
+    uk = len(_UK_LETTERS.findall(text)) + sum(w in _UK_WORDS for w in words)
+    ru = len(_RU_LETTERS.findall(text)) + sum(w in _RU_WORDS for w in words)
+    return "uk" if uk > ru else "ru"
 
 
 # Folder names that mark a translation (``en/…``, ``docs/zh-hant/…``): ISO 639-1
@@ -103,11 +126,13 @@ def guess_lang(text: str) -> str:
     if counts["ja"] and counts["ja"] / letters > 0.05:
         return "ja"  # kana decides Japanese even amid kanji
     code, n = max(counts.items(), key=lambda kv: kv[1])
-    return code if n / letters > 0.3 else "en"
+    if n / letters <= 0.3:
+        return "en"
+    return _cyrillic(text) if code == "ru" else code
 
 
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
-_ALPHABETIC = ("bn", "hi", "ru", "ar")  # scripts written in words, counted as words
+_ALPHABETIC = ("bn", "hi", "ru", "ar", "he", "el", "th")  # scripts written in words, counted as words
 
 
 # Common characters written differently in Traditional and Simplified Chinese
@@ -129,6 +154,8 @@ def question_lang(text: str) -> str:
     code, n = max(counts.items(), key=lambda kv: kv[1])
     if n <= len(_LATIN_WORD.findall(text)):
         return "en"
+    if code == "ru":
+        return _cyrillic(text)
     return "zh-hant" if code == "zh" and sum(c in _HANT for c in text) > sum(c in _HANS for c in text) else code
 
 

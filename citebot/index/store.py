@@ -50,8 +50,10 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # scope key in Hugo's [params] / Zola's [extra] counts (read as none, it published the page); 12: an HTML
 # comment in an indented code block is code; 13: an indented code block is one code block, kept whole; 14:
 # under a fence longer than any backtick run it shows; 15: a run longer than the budget without a sentence end
-# is cut at a space, not inside a word (fastapi-docs en/zh and the sample: chunks unchanged)
-CHUNKER_VERSION = 15
+# is cut at a space, not inside a word (fastapi-docs en/zh and the sample: chunks unchanged); 16: a page
+# without a declared language reads Ukrainian apart from Russian, and Hebrew, Greek, Thai by their scripts
+# (they were "ru", "en"); "zh-TW" / "zh-HK" tags read "zh-hant", "zh-Hans" / "zh-CN" read "zh"
+CHUNKER_VERSION = 16
 ANALYZER = "citebot-6"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters dropped
 

@@ -92,7 +92,28 @@ def _key(text: str) -> str:
 # --- follow-ups ----------------------------------------------------------------
 _ACK = frozenset("""thanks thank you thx ty ok okay great cool nice perfect awesome hi hello hey yes yeah
 yep no nope bye goodbye sure got it alright fine good understood k so much makes sense that helps helped
-lot very many 谢谢 好的 好 明白 知道了 嗯 ধন্যবাদ""".split())
+lot very many ধন্যবাদ
+danke schön vielen dank alles klar gut super ja gracias muchas vale perfecto entendido sí bueno
+merci beaucoup d'accord parfait compris oui bien obrigado obrigada valeu entendi certo sim muito
+teşekkürler teşekkür ederim sağol tamam anladım evet спасибо большое понятно хорошо ок ясно отлично
+дякую дуже зрозуміло добре чудово धन्यवाद शुक्रिया ठीक है अच्छा""".split())
+# Scripts written without spaces run their words together ("好的谢谢", "谢谢你"):
+# such a run is an acknowledgement when it splits wholly into these.
+_ACK_RUN = ("谢谢 謝謝 谢谢你 謝謝你 多谢 多謝 好的 好 明白 了解 知道了 嗯 ありがとう ございます ござい ます どうも はい "
+            "わかりました 分かりました 了解です 承知しました 감사합니다 고마워요 고맙습니다 네 알겠습니다 좋아요").split()
+_RUN_SCRIPT = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+")
+
+
+def _ack_word(word: str) -> bool:
+    if word in _ACK or word in _ACK_RUN:
+        return True
+    if not _RUN_SCRIPT.fullmatch(word):
+        return False
+    ends = {0}  # positions the word splits into acknowledgements up to
+    for i in range(len(word)):
+        if i in ends:
+            ends.update(i + len(a) for a in _ACK_RUN if word.startswith(a, i))
+    return len(word) in ends
 
 
 _WORD = regex.compile(r"[\p{L}\p{M}]+(?:'[\p{L}\p{M}]+)?")
@@ -108,7 +129,7 @@ def is_ack(turn: str) -> bool:
     if _DIGIT.search(turn):
         return False
     words = _WORD.findall(turn.lower())
-    return not words or all(w in _ACK for w in words)
+    return not words or all(_ack_word(w) for w in words)
 
 
 def last_substantive(history: Sequence[str]) -> str | None:
