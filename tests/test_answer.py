@@ -832,3 +832,30 @@ def test_a_digit_run_too_long_for_int_is_stripped_not_a_crash():
     c = clean_citations("Refunds take 14 days [" + "1" * 5000 + "].", n_shown=2)
     assert (c.text, c.stripped) == ("Refunds take 14 days.", 1)
 
+
+
+def test_sentences_end_before_a_capital_of_any_script_or_a_caseless_letter():
+    from citebot.answer.extractive import units
+
+    # Only A-Z started a sentence: a Russian or Korean answer quoted a whole list as one sentence.
+    assert units("Первое предложение. Второе предложение.") == ["Первое предложение.", "Второе предложение."]
+    assert units("첫 문장입니다. 둘째 문장입니다.") == ["첫 문장입니다.", "둘째 문장입니다."]
+    assert units("Erster Satz. Über den zweiten.") == ["Erster Satz.", "Über den zweiten."]
+    assert units("Πρώτη πρόταση. Δεύτερη πρόταση.") == ["Πρώτη πρόταση.", "Δεύτερη πρόταση."]
+    # A lower-case word after a full stop still continues the sentence ("e.g. foo").
+    assert units("Use a tool, e.g. pip. Then run it.") == ["Use a tool, e.g. pip.", "Then run it."]
+    assert units("Версия v2.1 вышла. это продолжение.") == ["Версия v2.1 вышла. это продолжение."]
+
+
+def test_how_many_is_asked_in_every_language_of_translated_docs():
+    from citebot.answer.extractive import _QUANTITY, asks_quantity
+
+    # A Japanese or Korean "how many" the docs cannot answer got a quote with no number in it.
+    for q in ("バックグラウンドタスクは同時にいくつ実行できますか？", "백그라운드 작업은 동시에 몇 개 실행할 수 있나요?",
+              "Сколько воркеров?", "Скільки воркерів?", "max_ageのデフォルトは何秒ですか？", "Wie viele Worker?",
+              "¿Cuántos workers?", "Combien de workers ?", "Quantos workers?", "Kaç worker?", "कितने वर्कर?"):
+        assert asks_quantity(q), q
+    # Chinese 如何 ("how") and 任何 ("any") hold 何 and ask no number.
+    assert not asks_quantity("如何分页？") and not asks_quantity("任何人都可以访问吗？")
+    assert _QUANTITY.search("по умолчанию два воркера") and not _QUANTITY.search("по умолчанию без ограничений")
+    assert not _QUANTITY.search("the files in bin are a cent each")  # English words, not numbers

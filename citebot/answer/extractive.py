@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import regex
 
 from citebot.answer.context import Context
 from citebot.config import REFUSAL
@@ -43,9 +44,12 @@ from citebot.index.store import TermStat
 from citebot.search import analyzer
 from citebot.search.models import on_scale
 
-# A sentence ends at . ! ? before a capital, digit or quote, after CJK/Devanagari
-# enders, and before an inline list item (" - Tents are ...", as PDF text reads).
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(“`]|\*\*)|(?<=[。！？।])|(?<=[.!?:;])\s+(?=[-•*]\s)")
+# A sentence ends at . ! ? before a capital of any cased script (Cyrillic, Greek,
+# "Über"), a letter of a script without case (Hangul, Hebrew), a digit or quote,
+# after CJK/Devanagari enders, and before an inline list item (" - Tents are
+# ...", as PDF text reads).  Only A-Z counted: a Russian or Korean answer
+# quoted a whole list of eight sentences as one.
+_SENT = regex.compile(r"(?<=[.!?])\s+(?=[\p{Lu}\p{Lt}\p{Lo}0-9\"'(“`]|\*\*)|(?<=[。！？।])|(?<=[.!?:;])\s+(?=[-•*]\s)")
 # A full stop after these ends no sentence ("Dr. Chen", "Jan. 5", "e.g. FastAPI").
 # Left out: "etc." and a single capital ("plan B. Then restart."), which end
 # sentences about as often as not.
@@ -232,11 +236,21 @@ ANSWER_TYPES = [
 # "cost") do not ask: "does the price match work on Black Friday?" is yes/no.
 _ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large)\b"
                             r"|\bwhat(?:['’]s| is)?(?: the)? (?:number|size|limit|maximum|minimum)\b"
-                            r"|多少|几个|多大|多久|多长|কত", re.I)
+                            r"|多少|几个|多大|多久|多长|কত"
+                            # the same cues in the other languages of translated docs (a Japanese or Korean
+                            # "how many" question the docs cannot answer was answered with a number-less quote)
+                            r"|いくつ|(?<![如为為任几幾奈])何(?:個|人|回|秒|分|日|件|枚|台|時間)|몇|얼마|сколько|скільки|कितन[ेीा]"
+                            r"|\bwie (?:viele?|lange|groß)\b|\bcu[aá]nt[oa]s?\b|\bcombien\b|\bquant[oa]s?\b"
+                            r"|\bkaç\b|\bne kadar\b", re.I)
 _QUANTITY = re.compile(r"\d|[০-৯]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen"
                        r"|hundred|thousand|million|billion|half|twice|double)\b"
                        # Chinese numerals (两年, 五十元) and Bengali number words (দুই বছর): 多少 and কত are asked too
-                       r"|[〇零一二两兩三四五六七八九十百千万萬亿億半]|এক|দুই|তিন|চার|পাঁচ|সাত|আট|[ছন](?:য়|\u09df)|দশ|হাজার|লাখ|কোটি", re.I)
+                       r"|[〇零一二两兩三四五六七八九十百千万萬亿億半]|এক|দুই|তিন|চার|পাঁচ|সাত|আট|[ছন](?:য়|\u09df)|দশ|হাজার|লাখ|কোটি"
+                       r"|\b(?:од(?:ин|на|но)|дв[аеі]|три|чет[ыи]ре|чотири|пять|п'ять|десять|сто|тысяч\w*|тисяч\w*"
+                       # (not "bin", "cent", "dos", "un": English words that would pass an English quote)
+                       r"|eins?|zwei|drei|vier|fünf|zehn|hundert|tausend|uno|una|une|tres|cuatro|cinco|diez|cien"
+                       r"|deux|trois|quatre|cinq|dix|mille|uma|dois|duas|três|quatro|dez|cem|bir|iki|üç"
+                       r"|dört|beş|yüz)\b", re.I)
 
 
 # "how long does it take?" asks for a duration with "take" as much as with "how long".
