@@ -116,3 +116,15 @@ def test_dense_channel_skipped_for_languages_the_model_does_not_read(codes_index
     assert zh.hits and all("dense" not in h.ranks for h in zh.fused)
     _, en = e.search("what does E4032 mean", [], Scope())
     assert any("dense" in h.ranks for h in en.fused)
+
+
+def test_a_name_with_a_korean_particle_attached_is_the_name():
+    from citebot.search.analyzer import analyze
+
+    # "CORSMiddleware는" was one term no page held, so the question was refused as naming
+    # something no document contains; the docs write "`CORSMiddleware`는", which split there.
+    assert analyze("CORSMiddleware는 어떻게 사용하나요?") == ["corsmiddlewar", "는", "어떻게", "사용하나요"]
+    assert analyze("Depends를") == analyze("`Depends`를") == ["depend", "를"]
+    assert analyze("최대 3개") == ["최대", "3", "개"]
+    assert analyze("E4032는") == ["e4032", "는"]  # an identifier stays whole
+    assert analyze("사용하나요") == ["사용하나요"]  # Hangul alone is one word, as before

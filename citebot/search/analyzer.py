@@ -8,7 +8,8 @@ hyphen, a zero-width space, a bidi mark) are dropped, as NFKC_Casefold drops
 them, so ``configu\u00adration`` is one word; runs of Chinese/Japanese characters
 (the katakana long-vowel mark ``ー`` inside them) become overlapping
 character bigrams (a lone character stays a token); every other script splits into words (letters, digits and combining
-marks, so Bengali vowel signs stay inside their word); an apostrophe inside
+marks, so Bengali vowel signs stay inside their word; Hangul and a Latin
+letter or digit meet at a word's end: ``Depends를`` -> depend, 를); an apostrophe inside
 a word resolves as English and French write it (``FastAPI's`` -> fastapi,
 ``doesn't`` -> does, ``l'application`` -> application, ``rock'n'roll`` -> rocknroll);
 Latin letters lose their accents (``café`` meets ``cafe``); English stopwords
@@ -93,9 +94,16 @@ def _unaccent(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
 
+# Korean attaches its particles to the word before, an English name included
+# ("CORSMiddleware는", "Depends를"): where Hangul meets a Latin letter or a
+# digit the word ends, or the name is a term no page holds.
+_HANGUL_EDGE = regex.compile(r"(?<=[\p{Latin}\p{N}])(?=\p{Hangul})|(?<=\p{Hangul})(?=[\p{Latin}\p{N}])")
+
+
 def analyze(text: str) -> list[str]:
     out: list[str] = []
-    for m in _TOKEN.finditer(_FORMAT.sub("", unicodedata.normalize("NFKC", text)).translate(_DASHES).casefold()):
+    text = _FORMAT.sub("", unicodedata.normalize("NFKC", text)).translate(_DASHES).casefold()
+    for m in _TOKEN.finditer(_HANGUL_EDGE.sub(" ", text)):
         if m.group("cjk"):
             run = m.group("cjk")
             out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
