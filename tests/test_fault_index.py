@@ -247,3 +247,46 @@ def test_a_model_folder_is_stamped_by_where_it_is_not_as_typed(tmp_path, monkeyp
         stamps.append(expected_stamp(Config(embed_model="./model"))["embed_model"])
     assert stamps == [str(tmp_path / "a" / "model"), str(tmp_path / "b" / "model")]
     assert expected_stamp(Config(embed_model="org/some-model"))["embed_model"] == "org/some-model"  # a hub id as given
+
+
+def test_an_ingest_never_removes_a_users_folder_named_like_a_generation(tmp_path):
+    from citebot.index.build import ingest
+    from citebot.index.store import NotAFolder
+    folder = docs(tmp_path)
+    # A folder of the user's given as --index: refused, nothing written, nothing removed.
+    work = tmp_path / "work"
+    write(work / "gen-z-drafts" / "chapter1.md", "important\n")
+    write(work / "gen-2" / "draft.txt", "draft\n")
+    with pytest.raises(NotAFolder, match=r"already holds 2 other .*gen-2, gen-z-drafts.*no citebot index"):
+        ingest(folder, Config(index=str(work), embed_model="test/hash-8"), embedder=HashEmbedder(), log=print)
+    assert sorted(p.name for p in work.iterdir()) == ["gen-2", "gen-z-drafts"]
+    assert (work / "gen-z-drafts" / "chapter1.md").read_text() == "important\n"
+    # Files put into an index folder later are kept by every later ingest (old generations go).
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    write(Path(cfg.index) / "gen-9" / "keep.md", "mine\n")
+    write(Path(cfg.index) / "notes.txt", "mine\n")
+    for i in range(2):
+        write(folder / "d0.md", f"# Page 0\n\nRefund rule changed {i}.\n")
+        ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    names = sorted(p.name for p in Path(cfg.index).iterdir() if not p.name.startswith("gen-1"))
+    assert names == [".lock", ".partial", "CURRENT", "gen-9", "notes.txt"] or \
+        names == [".lock", "CURRENT", "gen-9", "notes.txt"]
+    assert (Path(cfg.index) / "gen-9" / "keep.md").read_text() == "mine\n"
+    assert len(LocalIndex.load(cfg.index)) == 6
+
+
+def test_an_index_folder_that_holds_documents_is_refused(tmp_path):
+    from citebot.index.build import ingest
+    from citebot.index.store import NotAFolder
+    folder = docs(tmp_path)
+    write(folder / "manuals" / "errors.md", "# Errors\n\nE4032 means the card was declined.\n")
+    cfg = Config(index=str(folder / "manuals"), embed_model="test/hash-8")
+    # It used to take manuals/ as its own folder: errors.md was left out, silently, from then on.
+    with pytest.raises(NotAFolder, match="errors.md"):
+        ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert sorted(p.name for p in (folder / "manuals").iterdir()) == ["errors.md"]
+    # A new folder inside the documents folder is a fine place for the index (it is not read).
+    ingest(folder, Config(index=str(folder / ".idx"), embed_model="test/hash-8"), embedder=HashEmbedder(),
+           log=lambda m: None)
+    assert {"manuals/errors.md", "d0.md"} <= set(LocalIndex.load(folder / ".idx").manifest["sources"])

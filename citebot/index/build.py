@@ -23,7 +23,7 @@ import numpy as np
 
 from citebot.config import Config
 from citebot.index import chunker, documents, lock
-from citebot.index.local import LocalIndex, holds_index
+from citebot.index.local import LocalIndex, foreign, holds_index
 from citebot.index.progress import Progress
 from citebot.index.store import (
     IndexError_,
@@ -258,6 +258,8 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
         # The index's own folder is never read as documents, so every document would be left out.
         raise NotAFolder(f"the index folder {cfg.index} holds the documents folder {folder}; give the index a "
                          "folder of its own with --index (one inside the documents folder is fine)")
+    if cfg.backend == "local":
+        _own_folder(Path(cfg.index))
     progress = Progress(log)
     # Local: the index folder's lock.  milvus-lite lets one process open its
     # file (a second fails at once, with a message); a server has no lock here.
@@ -265,6 +267,21 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
         report = _ingest(folder, cfg, rebuild, embedder, list(include), follow_links, progress)
     progress.done()
     return report
+
+
+def _own_folder(root: Path) -> None:
+    """Refuse an index folder that holds other things and no index: an
+    ingest writes its files among them, and every later ingest of a folder
+    above it skips that folder as an index (``--index docs/manuals`` left
+    manuals' documents out of every index).  An index folder with files of
+    the user's added later is still an index: they are kept, never read."""
+    if not root.is_dir() or (root / "CURRENT").exists() or holds_index(root):
+        return
+    other = foreign(root)
+    if other:
+        names = ", ".join(safe_name(x) for x in other[:3]) + (", ..." if len(other) > 3 else "")
+        raise NotAFolder(f"the index folder {root} already holds {len(other)} other file(s) or folder(s) ({names}) "
+                         "and no citebot index; nothing was changed. Give --index an empty or new folder")
 
 
 def _state_dir(cfg: Config) -> Path:

@@ -313,8 +313,8 @@ class LocalIndex:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)  # the live generation is untouched
             raise
-        for old in root.iterdir():  # older generations and the leftovers of crashed writers
-            if old.name.startswith("gen-") and old not in (gen, previous):
+        for old in root.iterdir():  # older generations and the leftovers of crashed writers, nothing else:
+            if old not in (gen, previous) and is_generation(old):  # a user's "gen-z-drafts" folder is theirs
                 shutil.rmtree(old, ignore_errors=True)
         return gen
 
@@ -359,11 +359,38 @@ def _signature(gen: Path) -> tuple:
     return gen.name, st.st_ino, st.st_mtime_ns
 
 
+def is_generation(path: Path) -> bool:
+    """Whether ``path`` is a generation folder an ingest wrote: ``gen-<n>``
+    holding any of the index's files, or one an interrupted ingest left
+    (``gen-<n>.tmp``).  A folder of the user's that is merely named so
+    ("gen-2" with drafts in it) is not, and is never removed."""
+    try:
+        if not (path.is_dir() and _GEN.fullmatch(path.name.removesuffix(".tmp"))):
+            return False
+        return path.name.endswith(".tmp") or any((path / f).is_file() for f in FILES)
+    except OSError:
+        return False
+
+
+# What an index folder holds besides its generations (lock.py, build.py's checkpoint).
+INDEX_ENTRIES = frozenset({"CURRENT", "CURRENT.tmp", ".lock", ".partial"})
+
+
+def foreign(root: Path) -> list[str]:
+    """The names in ``root`` that no ingest put there, sorted ([] when
+    ``root`` is not a folder)."""
+    try:
+        return sorted(p.name for p in root.iterdir() if p.name not in INDEX_ENTRIES and not is_generation(p))
+    except OSError:
+        return []
+
+
 def _generations(root: Path) -> list[Path]:
-    """The finished generation folders under ``root``, newest first."""
+    """The generation folders under ``root`` (finished or not loadable,
+    never ``.tmp``), newest first."""
     if not root.is_dir():
         return []
-    return sorted((g for g in root.iterdir() if _GEN.fullmatch(g.name) and g.is_dir()), reverse=True)
+    return sorted((g for g in root.iterdir() if _GEN.fullmatch(g.name) and is_generation(g)), reverse=True)
 
 
 def holds_index(path: Path) -> bool:
