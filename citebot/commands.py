@@ -89,6 +89,10 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
         return cli.fail(str(e), cli.EXIT_USAGE)
     except _runtime_errors() as e:
         return cli.fail(str(e))
+    except KeyboardInterrupt:  # a blank line alone left the user guessing what was lost
+        print(file=sys.stderr)  # past the progress line
+        return cli.fail("ingest interrupted; the index is as it was before this run (it switches all at once), and "
+                        "the embeddings made so far are kept: run the same command again to go on", 130)
     if args.json:
         print(cli.json_text(report.__dict__, default=list))
         return cli.EXIT_OK

@@ -360,3 +360,37 @@ def test_rewrite_caps_history_turns_as_the_chat_caps_every_turn(tmp_path):
                         "--history", "bike " * (cli.MAX_QUESTION // 5 + 1)], capture_output=True, text=True,
                        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, timeout=120)
     assert r.returncode == 2 and "a --history turn is" in r.stderr and f"at most {cli.MAX_QUESTION:,}" in r.stderr
+
+
+def test_a_turn_that_failed_is_not_context_for_the_next(sample_engine, tmp_path, monkeypatch):
+    from citebot.index.store import IndexError_
+    c = convo(sample_engine, tmp_path, with_llm=False)
+    c.ask("how do I get my money back?")
+
+    def gone():
+        raise IndexError_("no index at /tmp/gone; build one: python ingest.py FOLDER")
+    monkeypatch.setattr(c.engine.index, "live", gone)
+    with pytest.raises(IndexError_):
+        c.ask("what does E4032 mean?")
+    # It was kept, and the next turn searched "what does E4032 mean? what does E4032 mean?".
+    assert c.history == ["how do I get my money back?"]
+
+    def cancelled():
+        raise KeyboardInterrupt
+    monkeypatch.setattr(c.engine.index, "live", cancelled)
+    with pytest.raises(KeyboardInterrupt):
+        c.ask("and for gift cards?")
+    assert c.history == ["how do I get my money back?", "and for gift cards?"]  # Ctrl-C: it was asked
+
+
+def test_an_interrupted_ingest_says_what_was_kept(tmp_path, monkeypatch, capsys):
+    from citebot import commands
+    from citebot.index import build
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(build, "ingest", interrupted)
+    (tmp_path / "docs").mkdir()
+    assert commands.ingest_main([str(tmp_path / "docs"), "--index", str(tmp_path / "idx")]) == 130
+    err = capsys.readouterr().err
+    assert "ingest interrupted; the index is as it was" in err and "run the same command again" in err

@@ -288,6 +288,20 @@ def test_a_looping_link_is_skipped_and_a_link_back_up_is_read_once(tmp_path):
                                     "sub/up/": "a link to a folder already read; read once"}
 
 
+def test_a_broken_link_is_named_as_broken_with_or_without_follow_links(tmp_path):
+    folder = tmp_path / "docs"
+    write(folder / "ok.md", "# Fine\n\nA page.\n")
+    os.symlink("/nonexistent/file.md", folder / "away.md")
+    os.symlink("gone.md", folder / "near.md")
+    # It said "a link to a file outside the folder (--follow-links reads it)", which it cannot,
+    # and with --follow-links (or for a link inside the folder) "not a regular file".
+    for follow in (False, True):
+        cfg = Config(index=str(tmp_path / f"idx{follow}"), embed_model="test/hash-8")
+        report = ingest(folder, cfg, embedder=HashEmbedder(), follow_links=follow, log=lambda m: None)
+        assert dict(report.skipped) == {"away.md": "a broken link: /nonexistent/file.md is not there",
+                                        "near.md": "a broken link: gone.md is not there"}
+
+
 def test_odd_names_unreadable_folders_utf16_and_loose_html_text(tmp_path, monkeypatch):
     folder = tmp_path / "docs"
     write(folder / "ok.md", "# Fine\n\nA page.\n")

@@ -45,8 +45,12 @@ class Conversation:
         typed = readable(typed)  # kept in the history and the log, so made valid first
         try:
             turn = self.engine.ask(typed, self.history, self.scope, on_text=on_text, on_plan=on_plan)
-        finally:  # an answer cancelled with Ctrl-C still asked its question: a follow-up refers to it
+        except KeyboardInterrupt:  # an answer cancelled with Ctrl-C still asked its question: a follow-up refers to it
             self.history.append(typed)
+            raise
+        # A turn that failed (the index gone, unreadable) asked nothing a follow-up can
+        # refer to: kept, the next turn searched "what does E4032 mean? what does E4032 mean?".
+        self.history.append(typed)
         self.stripped_total += turn.stripped
         if self.log:
             self._log(turn)

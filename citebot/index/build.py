@@ -129,6 +129,9 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
                 if target is None:
                     skipped.append((rel.as_posix(), "a link that loops back on itself"))
                     continue
+                if not target.exists():  # before "outside the folder": --follow-links cannot read it either
+                    skipped.append((rel.as_posix(), f"a broken link: {safe_name(os.readlink(p))} is not there"))
+                    continue
                 if not follow_links and not target.is_relative_to(root):
                     skipped.append((rel.as_posix(), "a link to a file outside the folder (--follow-links reads it)"))
                     continue
