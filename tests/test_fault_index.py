@@ -290,3 +290,14 @@ def test_an_index_folder_that_holds_documents_is_refused(tmp_path):
     ingest(folder, Config(index=str(folder / ".idx"), embed_model="test/hash-8"), embedder=HashEmbedder(),
            log=lambda m: None)
     assert {"manuals/errors.md", "d0.md"} <= set(LocalIndex.load(folder / ".idx").manifest["sources"])
+
+
+def test_a_read_only_index_folder_says_ingest_needs_write_access(tmp_path, monkeypatch):
+    # Run as root, chmod cannot make the folder read-only here: the open is refused as the OS would.
+    def refused(*a, **k):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(lock, "open", refused, raising=False)
+    with pytest.raises(IndexError_, match=r"cannot write to the index folder .*an ingest needs write access there "
+                                          r"\(chats over it still work\)"):
+        with lock.writer(tmp_path / "idx"):
+            pass

@@ -9,6 +9,7 @@ read whole generations, which a writer never changes.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import socket
@@ -45,6 +46,10 @@ def writer(root: str | Path, wait: bool = True, log=None) -> Iterator[None]:
     except (NotADirectoryError, FileExistsError):
         raise IndexError_(f"cannot use {root} as an index folder: a file is in the way; give another --index") from None
     except OSError as e:
+        if isinstance(e, PermissionError) or getattr(e, "errno", None) == errno.EROFS:
+            # Reading needs no lock: the chat goes on over a read-only index; only an ingest cannot write.
+            raise IndexError_(f"cannot write to the index folder {root} ({e.strerror or e}); an ingest needs write "
+                              "access there (chats over it still work), or give another --index") from None
         raise IndexError_(f"cannot open the index folder {root}: {e.strerror or e}") from None
     with f:
         if fcntl is not None:
