@@ -349,7 +349,12 @@ def test_a_list_item_is_quoted_with_the_rest_of_its_item_first():
     ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3, max_sentences=2)
     # The sentence before ("allow every origin") shares "allow" and once joined instead of "Defaults to".
     assert ex.text == "“`allow_methods` - HTTP methods that are allowed in requests. Defaults to `['GET']`.” [1]"
-    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3, max_sentences=3)  # room left: a neighbour joins
+    # Room left: a sentence of another item (another parameter) joins only for a question term the quote
+    # lacks. "allow" is in it already: "allow every origin" once joined, as a wrong "Defaults to `[]`." did.
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3, max_sentences=3)
+    assert ex.text == "“`allow_methods` - HTTP methods that are allowed in requests. Defaults to `['GET']`.” [1]"
+    q = "which http methods are allowed in requests, and can every origin be allowed?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3, max_sentences=3)
     assert ex.text.startswith("“You can use `['*']` to allow every origin. `allow_methods`")
 
 
@@ -859,3 +864,55 @@ def test_how_many_is_asked_in_every_language_of_translated_docs():
     assert not asks_quantity("如何分页？") and not asks_quantity("任何人都可以访问吗？")
     assert _QUANTITY.search("по умолчанию два воркера") and not _QUANTITY.search("по умолчанию без ограничений")
     assert not _QUANTITY.search("the files in bin are a cent each")  # English words, not numbers
+
+
+TONER = ("To replace the toner cartridge:\n\n1. Open the front cover of the printer.\n"
+         "2. Pull the old cartridge straight out.\n3. Shake the new cartridge five times.\n"
+         "4. Slide the new cartridge in until it clicks.\n5. Close the front cover.\n")
+
+
+def test_a_how_to_answered_by_the_sentence_that_introduces_a_procedure_gets_every_step():
+    ctx = answer_ctx.Context([hit(1, TONER)])
+    q = "how do I replace the toner?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3)
+    # It quoted the introduction and steps 1-2 of 5, with nothing to say steps were missing.
+    assert ex.text.startswith("“To replace the toner cartridge:")
+    for step in ("1. Open", "2. Pull", "3. Shake", "4. Slide", "5. Close the front cover."):
+        assert step in ex.text, step
+    # A question that asks no procedure keeps the window: the introduction and what it introduces.
+    q = "what is the first thing when replacing the toner cartridge?"
+    assert "5. Close" not in ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3).text
+
+
+def test_dotted_initialisms_end_no_sentence():
+    from citebot.answer.extractive import units
+
+    # "the U.S. Embassy" was split: a quote began "Embassy must carry a passport."
+    assert units("Staff travelling to the U.S. Embassy must carry a passport. The embassy opens at 9 a.m. "
+                 "Monday to Friday.") == ["Staff travelling to the U.S. Embassy must carry a passport.",
+                                          "The embassy opens at 9 a.m. Monday to Friday."]
+    assert units("Approx. 40 people came. Then they left.") == ["Approx. 40 people came.", "Then they left."]
+    assert units("See plan B. Then restart.") == ["See plan B.", "Then restart."]  # a single capital still ends one
+
+
+def test_a_nested_item_is_one_thought_with_the_item_above_it():
+    text = ("* Retrieve the stored data.\n"
+            "* Generate a `dict` without default values from the input model (using `exclude_unset`).\n"
+            "    * This way you update only the values the user set, not overriding stored defaults.\n"
+            "* Create a copy of the stored model.")
+    assert [u.item for u in ex_mod.chunk_units(1, text)] == [(0, 0), (0, 1), (0, 1), (0, 3)]
+    ctx = answer_ctx.Context([hit(1, text)])
+    q = "how do I update only the values the user set?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3)
+    assert ex.text.startswith("“Generate a `dict` without default values from the input model (using `exclude_unset`).")
+
+
+def test_a_table_row_joins_for_words_of_its_own_not_its_headings():
+    c = Chunk(id="c1", source="plans.md", title="Plans", headings=("Plans", "Subscription tiers"),
+              text="| Tier | Monthly price |\n|---|---|\n| Basic | $10 |\n| Team | $40 |\n| Enterprise | $300 |",
+              start=1, end=5)
+    ctx = answer_ctx.Context([Hit(c, rank=1, score=1.0)])
+    q = "what is the monthly price of the enterprise subscription?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3)
+    # Every row held "subscription" of the heading, a word the header lacks, so all three were quoted.
+    assert "Enterprise" in ex.text and "Basic" not in ex.text and "Team" not in ex.text

@@ -53,8 +53,10 @@ _SENT = regex.compile(r"(?<=[.!?])\s+(?=[\p{Lu}\p{Lt}\p{Lo}0-9\"'(“`]|\*\*)|(?
 # A full stop after these ends no sentence ("Dr. Chen", "Jan. 5", "e.g. FastAPI").
 # Left out: "etc." and a single capital ("plan B. Then restart."), which end
 # sentences about as often as not.
-_ABBREV = re.compile(r"(?:^|[\s(])(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|cf|approx|No|Fig|Eq|Vol|Inc|Ltd|Corp|Jan|Feb|Mar|Apr"
-                     r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|[Ee]\.g|[Ii]\.e)\.$")
+# Dotted initialisms too ("the U.S. Embassy", "9 a.m. Monday", "Ph.D."): split
+# there, a quote began "Embassy must carry a passport."
+_ABBREV = re.compile(r"(?:^|[\s(])(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|cf|[Aa]pprox|No|Fig|Eq|Vol|Inc|Ltd|Corp|Jan|Feb|Mar"
+                     r"|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|[Ee]\.g|[Ii]\.e|(?:[A-Za-z]{1,2}\.)+[A-Za-z])\.$")
 _ENUMERATOR = re.compile(r"^(?:\d+|[a-zA-Z])[.)]$")
 _BULLET = re.compile(r"^[-•*]\s+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -124,9 +126,18 @@ def _block_units(block: str) -> list[tuple[str, str, str, int | None]]:
         return [(*row, None) for row in _table([line for line in lines if line.strip()])]
     items: list[list[str]] = []
     listed: list[bool] = []
+    # A nested item belongs to the item above it: "* Generate a dict (using
+    # `exclude_unset`)" and its "    * This way you can update only ..." are one thought.
+    owner: list[int] = []
+    top: int | None = None  # the indent of the block's outermost items
     for line in lines:
         starts = bool(_LIST_ITEM.match(line))
         if starts or not items:
+            indent = len(line) - len(line.lstrip())
+            nested = starts and top is not None and indent > top and any(listed)
+            if starts and not nested:
+                top = indent if top is None else min(top, indent)
+            owner.append(max(i for i, x in enumerate(listed) if x and owner[i] == i) if nested else len(items))
             items.append([line.strip()])
             listed.append(starts)
         else:
@@ -144,7 +155,7 @@ def _block_units(block: str) -> list[tuple[str, str, str, int | None]]:
                 s = f"{parts[j - 1]} {s}"
             if not _ENUMERATOR.match(s):
                 s = _BULLET.sub("", s)
-                out.append((s, s, "sentence", k if listed[k] else None))
+                out.append((s, s, "sentence", owner[k] if listed[k] else None))
     return out
 
 
@@ -366,10 +377,25 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
     # neighbour about the question does).
     item = best.unit.item
     lo = hi = best.unit.i
+
+    def own(j: int) -> set[str]:
+        """The question terms unit j's own text holds (a row's beyond its header's words):
+        ``terms`` counts the heading's too, and every row under "## Pricing tiers" held "pricing"."""
+        return set(same[j].terms) & set(analyzer.analyze(same[j].unit.text)) - header
+
+    def joins(j: int) -> bool:
+        if not same[j].lexical >= NEIGHBOUR * best.lexical > 0:
+            return False
+        if header and not own(j):
+            return False
+        # A sentence of another list item (another parameter) joins only for a question term the quote
+        # lacks: "Defaults to `[]`." of expose_headers read as max_age's default beside "Defaults to `600`".
+        if item is not None and same[j].unit.item != item:
+            return bool(own(j) - set().union(*(set(same[i].terms) for i in range(lo, hi + 1))))
+        return True
     while hi - lo + 1 < limit and best.unit.kind != "code":
         near = [j for j in (lo - 1, hi + 1) if j in same]
-        nxt = [j for j in near if item is not None and same[j].unit.item == item] or [
-            j for j in near if same[j].lexical >= NEIGHBOUR * best.lexical > 0 and (not header or same[j].terms - header)]
+        nxt = [j for j in near if item is not None and same[j].unit.item == item] or [j for j in near if joins(j)]
         if not nxt:
             break
         j = max(nxt, key=lambda j: same[j].lexical)
@@ -401,6 +427,17 @@ def _steps(best: Scored, scored: list[Scored]) -> list[Unit] | None:
     steps = sorted((s.unit for s in scored if s.unit.n == best.unit.n and s.unit.steps == best.unit.steps),
                    key=lambda u: u.i)
     return steps if 1 < len(steps) <= MAX_STEPS else None
+
+
+def _introduced_steps(quote: list[Unit], scored: list[Scored], steps: bool) -> list[Unit]:
+    """A how-to question answered by the sentence that introduces a procedure
+    ("To replace the toner cartridge:") gets every step after it, not the one
+    or two the window had room for (steps 3-5 of 5 were left out, unsaid)."""
+    first = next((u for u in quote if u.steps is not None), None) if steps else None
+    if first is None:
+        return quote
+    whole = _steps(next(s for s in scored if s.unit == first), scored)
+    return [u for u in quote if u.i < first.i and u.steps is None] + whole if whole else quote
 
 
 def _render(quote: list[Unit]) -> str:
@@ -480,7 +517,7 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     if not code and best.unit.kind == "code":
         best = next((s for s in ranked if s.unit.kind != "code" and s.score >= LEAD * best.score
                      and (kind is None or kind.search(s.unit.text) or not kind.search(best.unit.text))), best)
-    quotes = [(steps and _steps(best, scored)) or _window(best, scored, max_units)]
+    quotes = [(steps and _steps(best, scored)) or _introduced_steps(_window(best, scored, max_units), scored, steps)]
     if quantity and not any(_QUANTITY.search(u.text) for u in quotes[0]):
         return Extract(REFUSAL, [], scored, [], reason="the question asks for a number and the passage that "
                                                        "matches it best gives none")
