@@ -141,3 +141,18 @@ def test_an_indented_block_that_shows_a_fence_gets_a_longer_fence_of_its_own(tmp
     assert [(b.kind, b.text) for b in doc.blocks] == [
         ("para", "Write:"), ("code", "````\nA fence:\n```python\nx = 1\n```\n````"), ("para", "Done.")]
     assert [u.kind for u in chunk_units(1, doc.blocks[1].text)] == ["code"]  # one unit, quoted whole
+
+
+def test_a_table_without_outer_pipes_is_a_table(tmp_path):
+    write(tmp_path / "t.md", "# Latency\n\nOur regions:\n\nRegion | Latency | Datacenter\n--- | :---: | ---\n"
+                             "eu-west | 20 ms | Dublin\nus-east | 35 ms | Virginia |\n\nThat is all.\n")
+    doc = documents.load(tmp_path / "t.md", "t.md")
+    # It was one paragraph, quoted as "Region | Latency | Datacenter --- | --- | --- eu-west | ...".
+    assert [(b.kind, b.start, b.end) for b in doc.blocks] == [("heading", 1, 1), ("para", 3, 3), ("table", 5, 8),
+                                                            ("para", 10, 10)]
+    assert doc.blocks[2].text.split("\n")[2] == "| eu-west | 20 ms | Dublin |"
+    rows = [u.text for u in chunk_units(1, doc.blocks[2].text)]
+    assert "Region: us-east; Latency: 35 ms; Datacenter: Virginia" in rows
+    # A line with a pipe over a setext underline is a heading, and pipes in a paragraph stay text.
+    write(tmp_path / "h.md", "a | b\n---\n\nUse `x | y` to pipe.\nNext line.\n")
+    assert [b.kind for b in documents.load(tmp_path / "h.md", "h.md").blocks] == ["heading", "para"]

@@ -244,6 +244,16 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
             blocks.append(Block("table", "\n".join(line.strip() for line in lines[i:j]), i + offset + 1, j + offset))
             i = j
             continue
+        if "|" in line and not para and i + 1 < n and _DELIMITER_ROW.match(lines[i + 1]) and i not in indented:
+            # A table written without its outer pipes ("Region | Latency" over "--- | ---"), as GFM
+            # allows: it was one paragraph, quoted as a "sentence" of cells and dashes.
+            flush(i)
+            j = i + 2
+            while j < n and "|" in lines[j] and lines[j].strip():
+                j += 1
+            blocks.append(Block("table", "\n".join(_piped(x) for x in lines[i:j]), i + offset + 1, j + offset))
+            i = j
+            continue
         if not line.strip():
             flush(i)
         else:
@@ -253,6 +263,17 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
         i += 1
     flush(n)
     return blocks
+
+
+def _piped(row: str) -> str:
+    """A table row with its outer pipes, as the rest of citebot reads rows."""
+    row = row.strip()
+    row = row if row.startswith("|") else "| " + row
+    return row if row.endswith("|") and not row.endswith("\\|") else row + " |"
+
+
+# A GFM table's delimiter row with at least one inner pipe: "--- | :---:".
+_DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$")
 
 
 def load_markdown(path: Path, rel: str, data: bytes) -> Document:

@@ -52,8 +52,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # under a fence longer than any backtick run it shows; 15: a run longer than the budget without a sentence end
 # is cut at a space, not inside a word (fastapi-docs en/zh and the sample: chunks unchanged); 16: a page
 # without a declared language reads Ukrainian apart from Russian, and Hebrew, Greek, Thai by their scripts
-# (they were "ru", "en"); "zh-TW" / "zh-HK" tags read "zh-hant", "zh-Hans" / "zh-CN" read "zh"
-CHUNKER_VERSION = 16
+# (they were "ru", "en"); "zh-TW" / "zh-HK" tags read "zh-hant", "zh-Hans" / "zh-CN" read "zh"; 17: a GFM
+# table without outer pipes is a table (it was a paragraph); fastapi-docs en/zh and the sample have none
+CHUNKER_VERSION = 17
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
