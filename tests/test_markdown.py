@@ -156,3 +156,14 @@ def test_a_table_without_outer_pipes_is_a_table(tmp_path):
     # A line with a pipe over a setext underline is a heading, and pipes in a paragraph stay text.
     write(tmp_path / "h.md", "a | b\n---\n\nUse `x | y` to pipe.\nNext line.\n")
     assert [b.kind for b in documents.load(tmp_path / "h.md", "h.md").blocks] == ["heading", "para"]
+
+
+def test_an_html_term_reads_with_its_definition(tmp_path):
+    write(tmp_path / "g.html", "<html><body><h1>Glossary</h1><dl>\n<dt>Artifact</dt>\n"
+                               "<dd>A file produced by the build, kept for 30 days.</dd>\n<dt>Mirror:</dt>\n"
+                               "<dd>A server that copies the artifacts.</dd>\n<dt>Lonely</dt></dl></body></html>")
+    doc = documents.load(tmp_path / "g.html", "g.html")
+    # Apart, "what is an artifact?" was answered "Artifact".
+    assert [(b.text, b.start, b.end) for b in doc.blocks[1:]] == [
+        ("Artifact: A file produced by the build, kept for 30 days.", 2, 3),
+        ("Mirror: A server that copies the artifacts.", 4, 5), ("Lonely", 6, 6)]

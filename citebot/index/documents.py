@@ -424,6 +424,7 @@ def _html_blocks(root) -> list[Block]:
     blocks: list[Block] = []
     loose: list[str] = []
     loose_line = [1]
+    joined: set[int] = set()  # the <dd>s read with their <dt>
 
     def flush() -> None:
         raw = "".join(loose).strip()
@@ -437,6 +438,17 @@ def _html_blocks(root) -> list[Block]:
             if isinstance(child, Tag):
                 if child.name in _BLOCKS:
                     flush()
+                    if id(child) in joined:
+                        continue
+                    dd = child.find_next_sibling() if child.name == "dt" else None
+                    if dd is not None and dd.name == "dd":
+                        # A term and its definition are one sentence ("Artifact: A file the build
+                        # makes."): apart, "what is an artifact?" was answered "Artifact".
+                        term, means = _html_block(child), _html_block(dd)
+                        if term is not None and means is not None:
+                            joined.add(id(dd))
+                            blocks.append(Block("para", f"{term.text.rstrip(':')}: {means.text}", term.start, means.end))
+                            continue
                     caption = child.find("caption") if child.name == "table" else None
                     title = " ".join(caption.get_text(" ").split()) if caption is not None else ""
                     if caption is not None and title:  # the table's title, before its rows

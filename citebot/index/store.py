@@ -53,7 +53,8 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # is cut at a space, not inside a word (fastapi-docs en/zh and the sample: chunks unchanged); 16: a page
 # without a declared language reads Ukrainian apart from Russian, and Hebrew, Greek, Thai by their scripts
 # (they were "ru", "en"); "zh-TW" / "zh-HK" tags read "zh-hant", "zh-Hans" / "zh-CN" read "zh"; 17: a GFM
-# table without outer pipes is a table (it was a paragraph); fastapi-docs en/zh and the sample have none
+# table without outer pipes is a table (it was a paragraph), and an HTML <dt> reads with its <dd> as one
+# sentence ("Artifact: A file ..."; the term alone was the answer); fastapi-docs en/zh and the sample have neither
 CHUNKER_VERSION = 17
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
