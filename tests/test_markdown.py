@@ -167,3 +167,16 @@ def test_an_html_term_reads_with_its_definition(tmp_path):
     assert [(b.text, b.start, b.end) for b in doc.blocks[1:]] == [
         ("Artifact: A file produced by the build, kept for 30 days.", 2, 3),
         ("Mirror: A server that copies the artifacts.", 4, 5), ("Lonely", 6, 6)]
+
+
+def test_html_table_spans_fill_their_cells_and_a_pipe_in_a_cell_stays_in_it(tmp_path):
+    write(tmp_path / "t.html", '<table><tr><th>Day</th><th>Morning</th><th>Evening</th></tr>'
+                               '<tr><th rowspan="2">Weekday</th><td>Alice</td><td>Bob</td></tr>'
+                               '<tr><td>Carol</td><td>Dan</td></tr>'
+                               '<tr><td colspan="2">Sunday closed</td><td>Eve</td></tr>'
+                               '<tr><td>SEV2</td><td>1 hour | next day</td><td>x</td></tr></table>')
+    table = documents.load(tmp_path / "t.html", "t.html").blocks[0].text
+    # "Carol" was read under "Day", and "1 hour | next day" as two cells.
+    assert [u.text for u in chunk_units(1, table)] == [
+        "Day: Weekday; Morning: Alice; Evening: Bob", "Day: Weekday; Morning: Carol; Evening: Dan",
+        "Day: Sunday closed; Morning: Sunday closed; Evening: Eve", "Day: SEV2; Morning: 1 hour \\| next day; Evening: x"]

@@ -379,13 +379,7 @@ def _html_block(tag) -> Block | None:
     if tag.name == "pre":
         return Block("code", "```\n" + tag.get_text().strip("\n") + "\n```", start, end)
     if tag.name == "table":
-        rows = []
-        for tr in tag.find_all("tr"):
-            cells = [" ".join(c.get_text(" ").split()) for c in tr.find_all(["th", "td"])]
-            rows.append("| " + " | ".join(cells) + " |")
-            if len(rows) == 1:
-                rows.append("|" + "---|" * len(cells))
-        return Block("table", "\n".join(rows), start, end) if rows else None
+        return _html_table(tag, start, end)
     if tag.name == "li" and tag.find(["ul", "ol"]):
         # Nested lists: this item's own text, in links, bold or paragraphs too (the inner
         # items follow as their own); never a comment's.
@@ -393,6 +387,53 @@ def _html_block(tag) -> Block | None:
     else:
         text = " ".join(tag.get_text(" ").split())
     return Block("para", ("- " if tag.name == "li" else "") + text, start, end) if text else None
+
+
+def _span(cell, name: str) -> int:
+    try:
+        return max(1, min(int(str(cell.get(name, 1)).strip() or 1), 100))
+    except ValueError:
+        return 1
+
+
+def _html_table(tag, start: int, end: int) -> Block | None:
+    """A table as Markdown rows: a cell spanning columns fills each of them
+    and one spanning rows fills the rows below, so every row reads with its
+    header ("Weekday | Carol | Dan", not "Carol" under "Day"); a "|" in a
+    cell is escaped (it split "1 hour | next business day" into two cells)."""
+    rows: list[list[str]] = []
+    below: dict[int, tuple[str, int]] = {}  # column -> (text, rows still to fill) of a rowspan above
+    for tr in tag.find_all("tr"):
+        row: list[str] = []
+        cells = iter(tr.find_all(["th", "td"]))
+        while True:
+            col = len(row)
+            if col in below:
+                text, left = below[col]
+                row.append(text)
+                below[col] = (text, left - 1)
+                if left <= 1:
+                    del below[col]
+                continue
+            c = next(cells, None)
+            if c is None:
+                if any(k > col for k in below):  # a rowspan further right still fills this row
+                    row.append("")
+                    continue
+                break
+            text = " ".join(c.get_text(" ").split()).replace("|", "\\|")
+            down = _span(c, "rowspan")
+            for k in range(_span(c, "colspan")):
+                row.append(text)
+                if down > 1:
+                    below[col + k] = (text, down - 1)
+        if row:
+            rows.append(row)
+    if not rows:
+        return None
+    lines = ["| " + " | ".join(r) + " |" for r in rows]
+    lines.insert(1, "|" + "---|" * len(rows[0]))
+    return Block("table", "\n".join(lines), start, end)
 
 
 def _text_outside_lists(tag) -> list[str]:
