@@ -237,7 +237,8 @@ class Engine:
         question = r.queries[self._question(turn.plan)]
         ex = quote_answer(question, turn.scored, self.cfg.min_answer_score, self.cfg.answer_sentences,
                           {t: s.idf for t, s in r.stats.items()}, strongest=len(turn.context.shown),
-                          focus=self._focus(turn.plan))
+                          focus=self._focus(turn.plan),
+                          langs={n: h.chunk.lang for n, h in enumerate(turn.context.shown, 1)})
         if ex.text == REFUSAL:
             return self._refuse(turn, ex.reason, on_text)
         # The quotes are the documents' own text with the answerer's marks: not

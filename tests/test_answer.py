@@ -487,6 +487,16 @@ def test_a_second_quote_only_for_a_distinct_part_of_the_question():
     assert both.cited == [2, 1] and both.quoted == [2, 1]
 
 
+def test_a_second_quote_is_in_the_lead_quotes_language():
+    from dataclasses import replace
+    stoves = hit(2, "Stoves are covered for 3 years.")
+    ctx = answer_ctx.Context([replace(stoves, chunk=replace(stoves.chunk, lang="de")),
+                              hit(1, "Tents are covered for 5 years.")])
+    q = "tents and stoves covered"
+    # The same two chunks in one language give two quotes (above); a second language gives none.
+    assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1).text == "“Tents are covered for 5 years.” [2]"
+
+
 def test_the_words_that_ask_for_a_duration_are_no_part_a_second_quote_can_add():
     # "how long do refunds take?" was answered with the refund sentence and "A long ride can take
     # 2 minutes.": "long" and "take" say the answer is a duration, not what it is about.

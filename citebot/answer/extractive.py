@@ -476,7 +476,7 @@ def asks_steps(question: str) -> bool:
 def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re.Pattern | None = None,
             idf: Mapping[str, float] | None = None, strongest: int | None = None, steps: bool = False,
             form: frozenset[str] = frozenset(), quantity: bool = False, code: bool = True,
-            focus: frozenset[str] = frozenset()) -> Extract:
+            focus: frozenset[str] = frozenset(), langs: Mapping[int, str] | None = None) -> Extract:
     """The quotes; ``kind`` is what an answer must hold (a duration for "how
     long"): a unit holding it leads when it scores within ``LEAD`` of the
     best (a table row only when it holds the best unit's question terms too); ``idf`` weighs the question's terms (a second quote must add
@@ -527,8 +527,10 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
 
     def adds(s: Scored) -> bool:
         return sum(mass.get(t, 1.0) for t in s.terms - covered) >= PART * total
-    second = next((s for s in ranked if s.unit.n != best.unit.n and s.score >= SECOND * best.score and adds(s)),
-                  None)
+    # ``langs``: each shown chunk's language; a second quote is in the lead's (an English question
+    # over pages without English got a Korean quote and then a Chinese one).
+    second = next((s for s in ranked if s.unit.n != best.unit.n and s.score >= SECOND * best.score and adds(s)
+                   and (langs is None or langs.get(s.unit.n) == langs.get(best.unit.n))), None)
     if second is not None:
         quotes.append((steps and _steps(second, scored)) or _window(second, scored, max_units))
     quoted = [u.n for q in quotes for u in q]
@@ -550,13 +552,14 @@ def extractive(question: str, terms: Sequence[Sequence[str]], ctx: Context, stat
     weighted = weighted if weighted is not None else [dict.fromkeys(ts, 1.0) for ts in terms]
     scored = score_units(question, weighted, ctx, stats, embed, question_vector, embed_top)
     return quote_answer(question, scored, min_score, max_sentences, {t: stats[t].idf for ts in terms for t in ts},
-                        strongest=len(ctx.shown))
+                        strongest=len(ctx.shown), langs={n: h.chunk.lang for n, h in enumerate(ctx.shown, 1)})
 
 
 def quote_answer(question: str, scored: list[Scored], min_score: float, max_units: int,
-                 idf: Mapping[str, float], strongest: int | None, focus: frozenset[str] = frozenset()) -> Extract:
+                 idf: Mapping[str, float], strongest: int | None, focus: frozenset[str] = frozenset(),
+                 langs: Mapping[int, str] | None = None) -> Extract:
     """:func:`compose` with what the question itself says: the kind of answer
     it wants, whether it asks for steps, code or a quantity, and its answer-kind words."""
     return compose(scored, min_score, max_units, answer_type(question), idf, strongest=strongest,
                    steps=asks_steps(question), form=form_terms(question), quantity=asks_quantity(question),
-                   code=asks_code(question), focus=focus)
+                   code=asks_code(question), focus=focus, langs=langs)
