@@ -926,3 +926,24 @@ def test_a_table_row_joins_for_words_of_its_own_not_its_headings():
     ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3)
     # Every row held "subscription" of the heading, a word the header lacks, so all three were quoted.
     assert "Enterprise" in ex.text and "Basic" not in ex.text and "Team" not in ex.text
+
+
+def test_review_of_the_multilingual_and_steps_rules():
+    from citebot.answer.extractive import _QUANTITY, asks_quantity, units
+
+    # The steps rule applies to the sentence that introduces the list, not to one after it.
+    text = ("To reset the router:\n\n1. Unplug the router.\n2. Wait ten seconds.\n3. Plug the router in.\n\n"
+            "The reset clears the saved Wi-Fi password of the router.")
+    ctx = answer_ctx.Context([hit(1, text)])
+    q = "how do I clear the wi-fi password of the router?"
+    assert "The reset clears the saved Wi-Fi password" in ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3).text
+    # "How safe", "as for", "who": no number asked.
+    for q in ("CORS는 얼마나 안전한가요?", "En cuanto a la seguridad, ¿qué hago?", "Quanto à segurança?",
+              "CORS ne kadar güvenli?", "何人可以修改配置？"):
+        assert not asks_quantity(q), q
+    # Articles are no numbers; six to nine are, with a typographic apostrophe too.
+    assert not _QUANTITY.search("Il y a une limite.") and not _QUANTITY.search("Ein Server startet Worker.")
+    assert _QUANTITY.search("Срок семь дней.") and _QUANTITY.search("п’ять днів") and _QUANTITY.search("acht Worker")
+    # After a short word a full stop is an abbreviation more often than an end ("г.", "см.", "av.").
+    assert units("Офис в г. Москва открыт. Второе предложение.") == ["Офис в г. Москва открыт.", "Второе предложение."]
+    assert units("Voir 5 av. Émile Zola.") == ["Voir 5 av. Émile Zola."]

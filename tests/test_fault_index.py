@@ -274,6 +274,12 @@ def test_an_ingest_never_removes_a_users_folder_named_like_a_generation(tmp_path
         names == [".lock", "CURRENT", "gen-9", "notes.txt"]
     assert (Path(cfg.index) / "gen-9" / "keep.md").read_text() == "mine\n"
     assert len(LocalIndex.load(cfg.index)) == 6
+    # A folder holding only hidden files (a .gitkeep) or a volume's lost+found is empty to its user.
+    write(tmp_path / "kept" / ".gitkeep", "")
+    (tmp_path / "kept" / "lost+found").mkdir()
+    ingest(folder, Config(index=str(tmp_path / "kept"), embed_model="test/hash-8"), embedder=HashEmbedder(),
+           log=lambda m: None)
+    assert len(LocalIndex.load(tmp_path / "kept")) == 6
 
 
 def test_an_index_folder_that_holds_documents_is_refused(tmp_path):
@@ -297,7 +303,12 @@ def test_a_read_only_index_folder_says_ingest_needs_write_access(tmp_path, monke
     def refused(*a, **k):
         raise PermissionError(13, "Permission denied")
     monkeypatch.setattr(lock, "open", refused, raising=False)
+    write(tmp_path / "idx" / "CURRENT", "gen-1")
     with pytest.raises(IndexError_, match=r"cannot write to the index folder .*an ingest needs write access there "
                                           r"\(chats over it still work\)"):
         with lock.writer(tmp_path / "idx"):
+            pass
+    # No index there: no chat works over it either, so none is promised.
+    with pytest.raises(IndexError_, match=r"an ingest needs write access there, or give another --index"):
+        with lock.writer(tmp_path / "new"):
             pass

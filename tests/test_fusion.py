@@ -173,6 +173,7 @@ def test_ukrainian_is_told_from_russian_and_more_scripts_are_named():
     assert guess_lang("Чтобы подключить статические файлы, импортируйте StaticFiles.") == "ru"
     assert guess_lang("ניתן לקבל החזר כספי מלא תוך 30 יום") == "he"  # was "en"
     assert question_lang("Πώς χρησιμοποιώ το Depends;") == "el"
+    assert question_lang("Та настройка важна для сервера.") == "ru"  # "та" is Russian too
 
 
 def test_chinese_tags_name_their_script_by_region_too():

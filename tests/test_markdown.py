@@ -154,19 +154,22 @@ def test_a_table_without_outer_pipes_is_a_table(tmp_path):
     rows = [u.text for u in chunk_units(1, doc.blocks[2].text)]
     assert "Region: us-east; Latency: 35 ms; Datacenter: Virginia" in rows
     # A line with a pipe over a setext underline is a heading, and pipes in a paragraph stay text.
-    write(tmp_path / "h.md", "a | b\n---\n\nUse `x | y` to pipe.\nNext line.\n")
-    assert [b.kind for b in documents.load(tmp_path / "h.md", "h.md").blocks] == ["heading", "para"]
+    write(tmp_path / "h.md", "a | b\n---\n\nUse `x | y` to pipe.\nNext line.\n\nx | y\n- | -\n1 | 2\n")
+    # (a one-dash delimiter row is left a paragraph: extractive's row reader wants two dashes)
+    assert [b.kind for b in documents.load(tmp_path / "h.md", "h.md").blocks] == ["heading", "para", "para"]
 
 
 def test_an_html_term_reads_with_its_definition(tmp_path):
     write(tmp_path / "g.html", "<html><body><h1>Glossary</h1><dl>\n<dt>Artifact</dt>\n"
                                "<dd>A file produced by the build, kept for 30 days.</dd>\n<dt>Mirror:</dt>\n"
-                               "<dd>A server that copies the artifacts.</dd>\n<dt>Lonely</dt></dl></body></html>")
+                               "<dd>A server that copies the artifacts.</dd>\n<dt>Lonely</dt>\n"
+                               "<dt>How long do refunds take?</dt><dd>Five business days.</dd></dl></body></html>")
     doc = documents.load(tmp_path / "g.html", "g.html")
     # Apart, "what is an artifact?" was answered "Artifact".
     assert [(b.text, b.start, b.end) for b in doc.blocks[1:]] == [
         ("Artifact: A file produced by the build, kept for 30 days.", 2, 3),
-        ("Mirror: A server that copies the artifacts.", 4, 5), ("Lonely", 6, 6)]
+        ("Mirror: A server that copies the artifacts.", 4, 5), ("Lonely", 6, 6),
+        ("How long do refunds take? Five business days.", 7, 7)]
 
 
 def test_html_table_spans_fill_their_cells_and_a_pipe_in_a_cell_stays_in_it(tmp_path):

@@ -137,6 +137,8 @@ def test_thanks_in_the_documents_languages_keeps_the_conversations_topic():
     # A run of such characters with anything else in it is a question.
     assert not is_ack("谢谢你的帮助是什么") and not is_ack("明白什么是依赖") and not is_ack("네트워크")
     assert not is_ack("danke für CORS?") and not is_ack("что такое Depends")
+    for word in ("SIM", "sim?", "super", "gut", "vale", "bien"):  # English words too: looked up, not skipped
+        assert not is_ack(word), word
 
 
 def test_only_the_last_substantive_turn_is_joined():

@@ -49,7 +49,10 @@ from citebot.search.models import on_scale
 # after CJK/Devanagari enders, and before an inline list item (" - Tents are
 # ...", as PDF text reads).  Only A-Z counted: a Russian or Korean answer
 # quoted a whole list of eight sentences as one.
-_SENT = regex.compile(r"(?<=[.!?])\s+(?=[\p{Lu}\p{Lt}\p{Lo}0-9\"'(“`]|\*\*)|(?<=[。！？।])|(?<=[.!?:;])\s+(?=[-•*]\s)")
+# (After a short word, "г." or "см." in Russian, "av." in French, a full stop is
+# more often an abbreviation: there only an ASCII capital starts a sentence, as before.)
+_SENT = regex.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(“`]|\*\*)|(?<=\p{L}\p{M}*\p{L}\p{M}*\p{L}\p{M}*\p{L}\p{M}*[.!?])\s+"
+                      r"(?=[\p{Lu}\p{Lt}\p{Lo}])|(?<=[。！？।])|(?<=[.!?:;])\s+(?=[-•*]\s)")
 # A full stop after these ends no sentence ("Dr. Chen", "Jan. 5", "e.g. FastAPI").
 # Left out: "etc." and a single capital ("plan B. Then restart."), which end
 # sentences about as often as not.
@@ -250,18 +253,21 @@ _ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large)\b"
                             r"|多少|几个|多大|多久|多长|কত"
                             # the same cues in the other languages of translated docs (a Japanese or Korean
                             # "how many" question the docs cannot answer was answered with a number-less quote)
-                            r"|いくつ|(?<![如为為任几幾奈])何(?:個|人|回|秒|分|日|件|枚|台|時間)|몇|얼마|сколько|скільки|कितन[ेीा]"
-                            r"|\bwie (?:viele?|lange|groß)\b|\bcu[aá]nt[oa]s?\b|\bcombien\b|\bquant[oa]s?\b"
-                            r"|\bkaç\b|\bne kadar\b", re.I)
+                            # (not 얼마나 "how safe", cuanto/quanto "as for", ne kadar, or 何人 "who" in Chinese)
+                            r"|いくつ|(?<![如为為任几幾奈])何(?:個|回|秒|分|件|枚|台|時間)|몇|얼마(?!나)|сколько|скільки"
+                            r"|कितन[ेीा]|\bwie (?:viele?|lange|groß)\b|\bcu[aá]nt[oa]s\b|\bcombien\b|\bquant[oa]s\b"
+                            r"|\bkaç\b", re.I)
 _QUANTITY = re.compile(r"\d|[০-৯]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen"
                        r"|hundred|thousand|million|billion|half|twice|double)\b"
                        # Chinese numerals (两年, 五十元) and Bengali number words (দুই বছর): 多少 and কত are asked too
                        r"|[〇零一二两兩三四五六七八九十百千万萬亿億半]|এক|দুই|তিন|চার|পাঁচ|সাত|আট|[ছন](?:য়|\u09df)|দশ|হাজার|লাখ|কোটি"
-                       r"|\b(?:од(?:ин|на|но)|дв[аеі]|три|чет[ыи]ре|чотири|пять|п'ять|десять|сто|тысяч\w*|тисяч\w*"
-                       # (not "bin", "cent", "dos", "un": English words that would pass an English quote)
-                       r"|eins?|zwei|drei|vier|fünf|zehn|hundert|tausend|uno|una|une|tres|cuatro|cinco|diez|cien"
-                       r"|deux|trois|quatre|cinq|dix|mille|uma|dois|duas|três|quatro|dez|cem|bir|iki|üç"
-                       r"|dört|beş|yüz)\b", re.I)
+                       # (not articles, "ein", "une", "uma", "bir", which nearly every sentence holds, nor "bin",
+                       # "cent", "dos", "on": English words that would pass an English quote)
+                       r"|\b(?:од(?:ин|на|но)|дв[аеі]|три|чет[ыи]ре|чотири|пять|п['’ʼ]ять|шесть|шість|семь|сім|восемь"
+                       r"|вісім|девять|дев['’ʼ]ять|десять|сто|тысяч\w*|тисяч\w*"
+                       r"|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|hundert|tausend|dos|tres|cuatro|cinco"
+                       r"|seis|siete|ocho|nueve|diez|cien|deux|trois|quatre|cinq|sept|huit|neuf|dix|mille|dois|duas"
+                       r"|três|quatro|sete|oito|nove|dez|cem|iki|üç|dört|beş|altı|yedi|sekiz|dokuz|yüz)\b", re.I)
 
 
 # "how long does it take?" asks for a duration with "take" as much as with "how long".
@@ -429,12 +435,13 @@ def _steps(best: Scored, scored: list[Scored]) -> list[Unit] | None:
     return steps if 1 < len(steps) <= MAX_STEPS else None
 
 
-def _introduced_steps(quote: list[Unit], scored: list[Scored], steps: bool) -> list[Unit]:
+def _introduced_steps(best: Unit, quote: list[Unit], scored: list[Scored], steps: bool) -> list[Unit]:
     """A how-to question answered by the sentence that introduces a procedure
-    ("To replace the toner cartridge:") gets every step after it, not the one
-    or two the window had room for (steps 3-5 of 5 were left out, unsaid)."""
+    ("To replace the toner cartridge:", the unit just before the first step)
+    gets every step after it, not the one or two the window had room for
+    (steps 3-5 of 5 were left out, unsaid)."""
     first = next((u for u in quote if u.steps is not None), None) if steps else None
-    if first is None:
+    if first is None or best.steps is not None or first.i != best.i + 1:
         return quote
     whole = _steps(next(s for s in scored if s.unit == first), scored)
     return [u for u in quote if u.i < first.i and u.steps is None] + whole if whole else quote
@@ -517,7 +524,8 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     if not code and best.unit.kind == "code":
         best = next((s for s in ranked if s.unit.kind != "code" and s.score >= LEAD * best.score
                      and (kind is None or kind.search(s.unit.text) or not kind.search(best.unit.text))), best)
-    quotes = [(steps and _steps(best, scored)) or _introduced_steps(_window(best, scored, max_units), scored, steps)]
+    quotes = [(steps and _steps(best, scored)) or _introduced_steps(best.unit, _window(best, scored, max_units), scored,
+                                                                       steps)]
     if quantity and not any(_QUANTITY.search(u.text) for u in quotes[0]):
         return Extract(REFUSAL, [], scored, [], reason="the question asks for a number and the passage that "
                                                        "matches it best gives none")

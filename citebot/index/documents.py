@@ -74,7 +74,7 @@ _SCRIPTS = [
 # Russian, a Ukrainian question was answered from the Russian translation.
 _UK_LETTERS = re.compile(r"[іїєґІЇЄҐ]")
 _RU_LETTERS = re.compile(r"[ыэъёЫЭЪЁ]")
-_UK_WORDS = frozenset("""як що це чи та або також мене мого моєї мій моя моє мої який яка яке які коли де чому
+_UK_WORDS = frozenset("""як що це чи або також мене мого моєї мій моя моє мої який яка яке які коли де чому
 скільки потрібно треба можна зробити використовувати налаштувати додати отримати""".split())
 _RU_WORDS = frozenset("""как что это или также меня моего моей мой моя моё мои какой какая какое какие когда где
 почему сколько нужно надо можно сделать использовать настроить добавить получить""".split())
@@ -273,7 +273,7 @@ def _piped(row: str) -> str:
 
 
 # A GFM table's delimiter row with at least one inner pipe: "--- | :---:".
-_DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$")
+_DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+\|?\s*$")  # "--" or more, as extractive's _RULE
 
 
 def load_markdown(path: Path, rel: str, data: bytes) -> Document:
@@ -488,7 +488,8 @@ def _html_blocks(root) -> list[Block]:
                         term, means = _html_block(child), _html_block(dd)
                         if term is not None and means is not None:
                             joined.add(id(dd))
-                            blocks.append(Block("para", f"{term.text.rstrip(':')}: {means.text}", term.start, means.end))
+                            joint = " " if term.text.endswith(("?", "!", ".", ":", "？", "：")) else ": "
+                            blocks.append(Block("para", f"{term.text}{joint}{means.text}", term.start, means.end))
                             continue
                     caption = child.find("caption") if child.name == "table" else None
                     title = " ".join(caption.get_text(" ").split()) if caption is not None else ""

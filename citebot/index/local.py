@@ -380,7 +380,9 @@ def foreign(root: Path) -> list[str]:
     """The names in ``root`` that no ingest put there, sorted ([] when
     ``root`` is not a folder)."""
     try:
-        return sorted(p.name for p in root.iterdir() if p.name not in INDEX_ENTRIES and not is_generation(p))
+        # Hidden files (.gitkeep, .DS_Store) and a volume's lost+found leave a folder empty to its user.
+        return sorted(p.name for p in root.iterdir() if p.name not in INDEX_ENTRIES and not is_generation(p)
+                      and not p.name.startswith(".") and p.name != "lost+found")
     except OSError:
         return []
 

@@ -93,10 +93,11 @@ def _key(text: str) -> str:
 _ACK = frozenset("""thanks thank you thx ty ok okay great cool nice perfect awesome hi hello hey yes yeah
 yep no nope bye goodbye sure got it alright fine good understood k so much makes sense that helps helped
 lot very many ধন্যবাদ
-danke schön vielen dank alles klar gut super ja gracias muchas vale perfecto entendido sí bueno
-merci beaucoup d'accord parfait compris oui bien obrigado obrigada valeu entendi certo sim muito
+danke schön vielen dank alles klar ja gracias muchas perfecto entendido sí bueno
+merci beaucoup d'accord parfait compris oui obrigado obrigada valeu entendi certo muito
 teşekkürler teşekkür ederim sağol tamam anladım evet спасибо большое понятно хорошо ок ясно отлично
 дякую дуже зрозуміло добре чудово धन्यवाद शुक्रिया ठीक है अच्छा""".split())
+# (Not "gut", "super", "vale", "bien", "sim": English words too, "SIM?" is a question.)
 # Scripts written without spaces run their words together ("好的谢谢", "谢谢你"):
 # such a run is an acknowledgement when it splits wholly into these.
 _ACK_RUN = ("谢谢 謝謝 谢谢你 謝謝你 多谢 多謝 好的 好 明白 了解 知道了 嗯 ありがとう ございます ござい ます どうも はい "
