@@ -169,7 +169,7 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
         if h:
             out.append("#" * int(h.group(1)) + " " + " ".join(strip_html(h.group(2)).split()))
             continue
-        line = strip_html(line)
+        line = _reading(strip_html(line), out)
         if label and line.strip():
             if _TABLE_OR_LIST.match(line):
                 place_label_alone()
@@ -180,6 +180,26 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
     if fence is not None:
         out.extend(_code_block(fenced, fence))  # an unclosed block runs to the end, as written
     return out
+
+
+_QUOTE_MARKS = re.compile(r"^ {0,3}(?:> ?)+")  # "> " (and "> > ") opening a block quote's line
+_DEFINITION = re.compile(r"^ {0,3}: {1,4}(?=\S)")  # ":   " opening a definition (Markdown Extra, MkDocs)
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\](?!:)")  # "[^1]" in the text
+_FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]: ?")  # "[^1]: " opening the note
+
+
+def _reading(line: str, out: list[str]) -> str:
+    """A text line as it reads rendered: without block-quote marks, footnote
+    marks or a definition's ":" (a quote read "> The archive keeps ... >
+    After that"); a definition makes the term line before it end in ":", so
+    "Tenant" and "An isolated ..." read as "Tenant: An isolated ...".  The
+    line count stays."""
+    line = _FOOTNOTE_DEF.sub("", _QUOTE_MARKS.sub("", line))
+    if _DEFINITION.match(line):
+        line = _DEFINITION.sub("", line)
+        if out and out[-1].strip() and not out[-1].rstrip().endswith((":", ".", "?", "!")):
+            out[-1] = out[-1].rstrip() + ":"
+    return _FOOTNOTE_REF.sub("", line)
 
 
 def _code_block(lines: list[str], opener: str) -> list[str]:
