@@ -62,6 +62,10 @@ class Turn:
     signals: gate.Signals | None = None  # what the refusal gate decided on
     p_answerable: float | None = None
     timings_ms: dict = field(default_factory=dict)
+    # Where the shown chunks came from, as indexed: the documents folder and each
+    # source's sha1 (/show says when the file on disk has changed since).
+    folder: str | None = None
+    indexed: dict[str, str] = field(default_factory=dict)
 
     @property
     def typed(self) -> str:
@@ -184,6 +188,11 @@ class Engine:
             on_plan(plan)
         turn = Turn(plan, r, ctxmod.select_context(r.hits, r.evidence, self.cfg),
                     model_calls=1 if plan.method.startswith("llm") else 0)
+        manifest = self.index.manifest
+        turn.folder = manifest.get("source_folder")
+        sources = manifest.get("sources") or {}
+        turn.indexed = {h.chunk.source: str(sources[h.chunk.source].get("sha1"))
+                        for h in turn.context.shown if isinstance(sources.get(h.chunk.source), dict)}
         turn.timings_ms["retrieve"] = (time.perf_counter() - t0) * 1000
         return turn, self._assess(turn)
 

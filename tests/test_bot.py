@@ -394,3 +394,26 @@ def test_an_interrupted_ingest_says_what_was_kept(tmp_path, monkeypatch, capsys)
     assert commands.ingest_main([str(tmp_path / "docs"), "--index", str(tmp_path / "idx")]) == 130
     err = capsys.readouterr().err
     assert "ingest interrupted; the index is as it was" in err and "run the same command again" in err
+
+
+def test_show_says_when_the_cited_file_changed_or_went_since_it_was_indexed(tmp_path, embedder):
+    from citebot.config import Config
+    from citebot.engine import Engine
+    from citebot.index.build import ingest
+    from citebot.index.store import open_index
+    from citebot.search.models import Models
+
+    from conftest import write
+    folder = tmp_path / "docs"
+    write(folder / "k.md", "# Kiwi\n\nThe kiwi launch date is 12 March, under the code name MANGROVE-9.\n")
+    cfg = Config(embed_model="packaged", index=str(tmp_path / "idx"), use_rerank=False)
+    ingest(folder, cfg, embedder=embedder, log=lambda m: None)
+    turn = Engine(open_index(cfg), cfg, Models(embedder, None)).ask("When is the kiwi launch date?")
+    assert not turn.refused
+    shown = render.show_text(turn, "1")
+    assert "k.md" in shown and "changed" not in shown and "any more" not in shown
+    # Edited: its lines may no longer be the ones cited (the text shown stayed, without a word).
+    write(folder / "k.md", "# Kiwi\n\nA new first line.\n\nThe kiwi launch date is 12 March, code MANGROVE-9.\n")
+    assert "the file has changed since it was indexed" in render.show_text(turn, "1")
+    (folder / "k.md").unlink()
+    assert "any more: this is the text as it was indexed" in render.show_text(turn, "1")

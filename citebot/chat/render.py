@@ -5,14 +5,16 @@ Text that came from a document, a file name or a model is passed through
 """
 from __future__ import annotations
 
+import hashlib
 import re
+from pathlib import Path
 
 from citebot.engine import Turn
 from citebot.terminal import safe, safe_line, safe_name
 
 HELP = """Commands:
   /sources   the last answer's sources again
-  /show N    the full text of source N, with its file and lines
+  /show N    the full text of source N, with its file and lines (and a note if the file changed since)
   /why       how the last answer was found: queries searched, ranks, evidence, drops
   /new       forget the conversation
   /help      this list
@@ -83,7 +85,25 @@ def show_text(turn: Turn | None, arg: str) -> str:
     n = int(arg)
     c = shown[n - 1].chunk
     head = " > ".join((c.title, *c.headings))
-    return f"[{n}] {safe_line(head)}\n{safe_name(c.location)}\n\n{safe(c.text)}"
+    note = on_disk(turn, c.source)
+    return f"[{n}] {safe_line(head)}\n{safe_name(c.location)}{note}\n\n{safe(c.text)}"
+
+
+def on_disk(turn: Turn, source: str) -> str:
+    """A note when the cited file is no longer as it was indexed (edited,
+    moved or deleted since): its lines then differ from the ones cited."""
+    sha1 = turn.indexed.get(source)
+    if not turn.folder or not sha1:
+        return ""
+    path = Path(turn.folder) / source
+    try:
+        now = hashlib.sha1(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return f"\n(not at {safe_name(str(path))} any more: this is the text as it was indexed)"
+    except OSError:
+        return ""
+    return "" if now == sha1 else ("\n(the file has changed since it was indexed: these lines may differ now; "
+                                   "run ingest.py to update the index)")
 
 
 def _num(v, width: int, fmt: str = "{:.2f}") -> str:
