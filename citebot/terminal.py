@@ -65,3 +65,22 @@ def use_color(stream=None) -> bool:
 def dim(text: str, stream=None) -> str:
     """Secondary text, dimmed on a colour terminal; ``text`` must be safe already."""
     return f"\x1b[2m{text}\x1b[0m" if use_color(stream) else text
+
+
+def script(name: str) -> str:
+    """How to run citebot's ``name`` (ingest.py) from here, as a command to
+    paste: this interpreter and the script, each relative to the current
+    folder when inside it (".venv/bin/python ingest.py" in the checkout).
+    A bare "python ingest.py" meant whatever python the shell finds, which
+    lacks citebot's packages when the venv is not activated."""
+    import shlex
+    from pathlib import Path
+
+    def short(p: Path) -> str:
+        try:
+            return str(p.relative_to(Path.cwd()))
+        except ValueError:
+            return str(p)
+    python = Path(sys.executable)
+    path = Path(__file__).resolve().parent.parent / name
+    return f"{shlex.quote(short(python))} {shlex.quote(short(path) if path.is_file() else name)}"

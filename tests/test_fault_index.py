@@ -1,6 +1,7 @@
 """Concurrent writers, readers racing a writer, and every kind of index damage:
 nothing lost, nothing crashes, and the advised command works."""
 import json
+import re
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ from citebot.index import lock
 from citebot.index.local import LocalIndex
 from citebot.index.store import IndexError_
 from citebot.schema import Scope
+from citebot.terminal import script
 
 from conftest import ROOT, write
 
@@ -130,7 +132,7 @@ def test_damage_is_a_message_with_a_rebuild_that_works(tmp_path, damage):
         idx = LocalIndex.load(cfg.index)
         list(idx.scan(Scope.everything()))  # chunk text is read on demand
     msg = str(e.value)
-    assert "Rebuild it: python ingest.py" in msg or "no index at" in msg, msg
+    assert f"Rebuild it: {script('ingest.py')}" in msg or "no index at" in msg, msg
     assert "--rebuild" in msg or "Build one first" in msg
     if "Rebuild it" in msg and "manifest.json" not in damage:
         assert str(folder) in msg  # the command names the folder, even when CURRENT is what broke
@@ -181,7 +183,7 @@ def test_the_rebuild_command_repeats_the_settings_the_asker_gave(tmp_path):
     # The other way out, without re-embedding: the settings it was built with.
     assert "To use it as built, give --set chunk_tokens=220 --set bm25_k1=1.2. Rebuild it: " in str(e.value)
     command = str(e.value).split("Rebuild it: ")[1]
-    assert command == (f"python ingest.py '{folder}' --index '{tmp_path / 'the idx'}' --set embed_model=test/hash-8 "
+    assert command == (f"{script('ingest.py')} '{folder}' --index '{tmp_path / 'the idx'}' --set embed_model=test/hash-8 "
                        "--set chunk_tokens=100 --set bm25_k1=0.9 --rebuild")
     ingest(folder, asked, rebuild=True, embedder=HashEmbedder(), log=lambda m: None)  # what that command runs
     assert len(open_index(asked)) == 6
@@ -208,7 +210,7 @@ def test_a_damaged_index_is_rebuilt_with_the_settings_that_built_it(tmp_path):
         LocalIndex.load(cfg.index)
     # No settings at hand where the index is read: the manifest's own (defaults left out: bm25_k1 1.5).
     assert str(e.value).split("Rebuild it: ")[1] == (
-        f"python ingest.py {folder} --index {cfg.index} --set embed_model=test/hash-8 "
+        f"{script('ingest.py')} {folder} --index {cfg.index} --set embed_model=test/hash-8 "
         "--set chunk_tokens=100 --set bm25_b=0.5 --rebuild")
     ingest(folder, cfg, rebuild=True, embedder=HashEmbedder(), log=lambda m: None)  # what that command runs
     assert len(LocalIndex.load(cfg.index)) == 6
@@ -312,3 +314,19 @@ def test_a_read_only_index_folder_says_ingest_needs_write_access(tmp_path, monke
     with pytest.raises(IndexError_, match=r"an ingest needs write access there, or give another --index"):
         with lock.writer(tmp_path / "new"):
             pass
+
+
+def test_the_commands_in_messages_run_with_this_interpreter_from_here(tmp_path, monkeypatch):
+    import sys
+
+    from citebot.terminal import script
+    # "python ingest.py" meant whatever python the shell finds: without the venv activated it
+    # lacked citebot's packages (ModuleNotFoundError) when pasted.
+    monkeypatch.chdir(ROOT)
+    here = Path(sys.executable)
+    python = str(here.relative_to(ROOT)) if here.is_relative_to(ROOT) else str(here)
+    assert script("ingest.py") == f"{python} ingest.py"
+    monkeypatch.chdir(tmp_path)  # elsewhere: the script by its full path
+    assert script("ingest.py").endswith(f" {ROOT / 'ingest.py'}")
+    with pytest.raises(IndexError_, match=f"Build one first: {re.escape(script('ingest.py'))} FOLDER"):
+        LocalIndex.load(tmp_path / "none")

@@ -39,6 +39,7 @@ import numpy as np
 from citebot.index.store import FORMAT, IndexError_, TermStat, rebuild_command
 from citebot.schema import Chunk, Hit, Scope
 from citebot.search import bm25
+from citebot.terminal import script
 
 FILES = ("manifest.json", "chunks.jsonl", "rows.json", "terms.txt", "postings.npz", "embeddings.npy")
 _GEN = re.compile(r"gen-\d+")
@@ -236,7 +237,7 @@ class LocalIndex:
                 if root.exists() and not root.is_dir():
                     raise IndexError_(f"{root} is a file, not an index folder; give the folder an ingest built "
                                       "with --index (or CITEBOT_INDEX)")
-                raise IndexError_(f"no index at {root}. Build one first: python ingest.py FOLDER --index {root}")
+                raise IndexError_(f"no index at {root}. Build one first: {script('ingest.py')} FOLDER --index {root}")
             try:
                 return cls._load(root, gen)
             except FileNotFoundError as e:

@@ -46,6 +46,7 @@ from citebot.index.store import IndexError_, TermStat, rebuild_command
 from citebot.schema import Chunk, Hit, Scope
 from citebot.search import analyzer
 from citebot.search.bm25 import idf, tf_part
+from citebot.terminal import script
 from citebot.tokens import cut_bytes
 
 TEXT_MAX = MAX_BYTES  # bytes: VARCHAR is capped at 65,535 bytes on a Milvus server
@@ -145,7 +146,7 @@ class MilvusIndex:
         client = client if client is not None or missing else connect(cfg)
         if missing or not client.has_collection(name):
             raise IndexError_(f"no index in Milvus collection {name!r} at {cfg.milvus_uri}. Build one first: "
-                              f"python ingest.py FOLDER --set backend=milvus --set milvus_uri={shlex.quote(cfg.milvus_uri)}"
+                              f"{script('ingest.py')} FOLDER --set backend=milvus --set milvus_uri={shlex.quote(cfg.milvus_uri)}"
                               + (f" --set milvus_collection={shlex.quote(name)}" if name != "citebot" else ""))
         where = {"backend": "milvus", "milvus_uri": cfg.milvus_uri, "milvus_collection": name}
         try:

@@ -28,6 +28,7 @@ from typing import Protocol
 import numpy as np
 
 from citebot.schema import Chunk, Hit, Scope
+from citebot.terminal import script
 
 FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvus keeps no term list per chunk
 # 2: documentation markup read as rendered; 3: a language folder (en/, zh/) sets the language;
@@ -210,7 +211,7 @@ def rebuild_command(manifest: dict, root, cfg=None) -> str:
     sets = "".join(f" --set {k}={shlex.quote(str(v))}" for k, v in given.items()
                    if v != getattr(DEFAULTS, k) or v != getattr(ambient, k))
     folder = manifest.get("source_folder")
-    return f"python ingest.py {shlex.quote(str(folder)) if folder else 'FOLDER'} {where}{sets}{include} --rebuild"
+    return f"{script('ingest.py')} {shlex.quote(str(folder)) if folder else 'FOLDER'} {where}{sets}{include} --rebuild"
 
 
 def check_compatible(manifest: dict, expected: dict, root, cfg=None) -> None:
