@@ -189,6 +189,13 @@ def test_show_prints_the_whole_chunk_with_file_and_lines(sample_engine, tmp_path
     assert render.sources_text(read) == f"The last answer cited no sources; /show 1-{len(turn.context.shown)} " \
                                         "shows the passages it read."
     assert render.sources_text(None) == "No sources yet."
+    # An answer citing [5] alone: the numbers are the passages read, so /show 1 is no source of it.
+    one = dataclasses.replace(turn, citations=turn.citations[:1])
+    n = len(turn.context.shown)
+    assert n > 1 and render.sources_text(one).split("\n")[-1] == \
+        f"(of the {n} passages read, numbered strongest last; /show 1-{n})"
+    every = dataclasses.replace(turn, citations=[dict(turn.citations[0], n=i) for i in range(1, n + 1)])
+    assert "passages read" not in render.sources_text(every)
 
 
 def test_why_lists_every_query_and_a_row_per_hit(sample_engine, tmp_path):

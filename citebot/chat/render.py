@@ -69,6 +69,10 @@ def sources_text(turn: Turn | None) -> str:
         where = f"line {a}" if a == b else f"lines {a}-{b}"
         where = f"p. {c['page']}, {where}" if c.get("page") else where
         lines.append(f"  [{c['n']}] {safe_line(c['title'])} — {safe_name(c['source'])}, {where}")
+    n = len(turn.context.shown)
+    if n > len({c["n"] for c in turn.citations}):
+        # An answer citing [5] alone left /show 1 looking like a source of it.
+        lines.append(f"(of the {n} passages read, numbered strongest last; /show 1-{n})")
     return "\n".join(lines)
 
 
