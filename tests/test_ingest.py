@@ -102,6 +102,8 @@ def test_a_rebuild_keeps_the_vectors_the_same_model_made(tmp_path, cfg, counting
     (folder / "returns.md").write_text("# Returns\n\nReturns are accepted within 45 days.\n", encoding="utf-8")
     report = ingest(folder, cfg, rebuild=True, embedder=counting)
     assert counting.embedded - first == report.embedded == 1  # only the changed chunk
+    # Reported against the index it replaced: one file changed, not every file added.
+    assert (report.added, report.changed, report.removed, report.unchanged) == ([], ["returns.md"], [], 2)
     assert any("45 days" in c.text for c in chunks_of(cfg))
 
 
@@ -168,6 +170,8 @@ def test_another_folder_is_refused_when_it_would_remove_documents_and_rebuild_re
     assert ingest(moved, cfg, embedder=counting).removed == []
     replaced = ingest(other, cfg, embedder=counting, rebuild=True)
     assert replaced.added == ["faq.md"] and {c.source for c in chunks_of(cfg)} == {"faq.md"}
+    # The rebuild reports what it removed from the index it replaced (it said "0 removed").
+    assert replaced.removed == ["hours.html", "returns.md", "shipping.txt"] and replaced.unchanged == 0
 
 
 def test_the_index_folder_cannot_hold_the_documents_folder(tmp_path, cfg, counting):

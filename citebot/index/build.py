@@ -159,6 +159,7 @@ class _Previous:
     manifest: dict = field(default_factory=dict)
     n_chunks: int = 0
     index: object = None  # the live index itself (Milvus updates it in place)
+    before: dict = field(default_factory=dict)  # --rebuild: the replaced index's sources, for the report alone
 
 
 def _live(cfg: Config):
@@ -208,6 +209,7 @@ def _reusable_vectors(cfg: Config) -> _Previous:
         return prev
     if vecs.shape[0] == len(chunks):
         prev.vectors = {text_key(c): vecs[i] for i, c in enumerate(chunks)}
+    prev.before = dict(old.manifest.get("sources") or {})
     return prev
 
 
@@ -335,6 +337,12 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     progress.start(len(paths))
     chunks, sources = _read_folder(folder, cfg, prev, report, paths, progress)
     report.removed = sorted(set(prev.sources) - set(sources))
+    if rebuild and prev.before:  # read anew, but reported against the index it replaces ("0 removed" hid them)
+        was = prev.before
+        report.added = [r for r in sources if r not in was]
+        report.changed = [r for r in sources if r in was and was[r].get("sha1") != sources[r]["sha1"]]
+        report.unchanged = len(sources) - len(report.added) - len(report.changed)
+        report.removed = sorted(set(was) - set(sources))
     for rel, why in report.skipped:
         progress.warn(f"skipped {safe_name(rel)}: {why}")  # a name one can find
     # A folder with no documents at all (an unmounted drive) never empties a
