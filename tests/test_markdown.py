@@ -196,3 +196,17 @@ def test_quote_marks_footnotes_and_definitions_read_as_rendered(tmp_path):
         ("The archive keeps deleted projects for 90 days.\nAfter that they are purged.", 3, 4),
         ("Tenant:\nAn isolated group of users.", 6, 7), ("Quota:\nThe most a tenant may use.", 9, 10),
         ("Quotas are reviewed yearly.", 12, 12), ("```\n> not a quote [^2]\n```", 14, 16)]
+
+
+def test_html_table_overlapping_spans_and_rowspan_zero(tmp_path):
+    # A colspan over a column a rowspan still held leaked that rowspan into the next row
+    # ("| 3 | 4 | y | 5 |" under three headers); rowspan="0" (to the table's end) was read as 1.
+    write(tmp_path / "o.html", '<table><tr><th>A</th><th>B</th><th>C</th></tr><tr><td>1</td><td>x</td>'
+                               '<td rowspan="2">y</td></tr><tr><td colspan="3">2</td></tr>'
+                               '<tr><td>3</td><td>4</td><td>5</td></tr></table>')
+    assert documents.load(tmp_path / "o.html", "o.html").blocks[0].text.split("\n")[2:] == [
+        "| 1 | x | y |", "| 2 | 2 | 2 |", "| 3 | 4 | 5 |"]
+    write(tmp_path / "z.html", '<table><tr><th>A</th><th>B</th></tr><tr><td rowspan="0">k</td><td>1</td></tr>'
+                               '<tr><td>2</td></tr><tr><td>3</td></tr></table>')
+    assert documents.load(tmp_path / "z.html", "z.html").blocks[0].text.split("\n")[2:] == [
+        "| k | 1 |", "| k | 2 |", "| k | 3 |"]

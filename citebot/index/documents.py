@@ -391,9 +391,12 @@ def _html_block(tag) -> Block | None:
 
 def _span(cell, name: str) -> int:
     try:
-        return max(1, min(int(str(cell.get(name, 1)).strip() or 1), 100))
+        n = int(str(cell.get(name, 1)).strip() or 1)
     except ValueError:
         return 1
+    if n == 0 and name == "rowspan":  # HTML: to the end of the table
+        return 10_000
+    return max(1, min(n, 100))
 
 
 def _html_table(tag, start: int, end: int) -> Block | None:
@@ -425,6 +428,7 @@ def _html_table(tag, start: int, end: int) -> Block | None:
             down = _span(c, "rowspan")
             for k in range(_span(c, "colspan")):
                 row.append(text)
+                below.pop(col + k, None)  # a cell spanning into a column a rowspan above still held takes it
                 if down > 1:
                     below[col + k] = (text, down - 1)
         if row:
