@@ -26,6 +26,7 @@ from citebot.answer.citations import AnswerStream, Cleaned
 from citebot.answer.context import Context
 from citebot.answer.extractive import (
     Scored,
+    chunk_langs,
     quote_answer,
     score_units,
     unknown_identifier,
@@ -247,7 +248,7 @@ class Engine:
         ex = quote_answer(question, turn.scored, self.cfg.min_answer_score, self.cfg.answer_sentences,
                           {t: s.idf for t, s in r.stats.items()}, strongest=len(turn.context.shown),
                           focus=self._focus(turn.plan),
-                          langs={n: h.chunk.lang for n, h in enumerate(turn.context.shown, 1)})
+                          langs=chunk_langs(turn.context))
         if ex.text == REFUSAL:
             return self._refuse(turn, ex.reason, on_text)
         # The quotes are the documents' own text with the answerer's marks: not

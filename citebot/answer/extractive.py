@@ -560,7 +560,12 @@ def extractive(question: str, terms: Sequence[Sequence[str]], ctx: Context, stat
     weighted = weighted if weighted is not None else [dict.fromkeys(ts, 1.0) for ts in terms]
     scored = score_units(question, weighted, ctx, stats, embed, question_vector, embed_top)
     return quote_answer(question, scored, min_score, max_sentences, {t: stats[t].idf for ts in terms for t in ts},
-                        strongest=len(ctx.shown), langs={n: h.chunk.lang for n, h in enumerate(ctx.shown, 1)})
+                        strongest=len(ctx.shown), langs=chunk_langs(ctx))
+
+
+def chunk_langs(ctx: Context) -> dict[int, str]:
+    """Each shown chunk's language by its number in the prompt (``compose``'s ``langs``)."""
+    return {n: h.chunk.lang for n, h in enumerate(ctx.shown, 1)}
 
 
 def quote_answer(question: str, scored: list[Scored], min_score: float, max_units: int,

@@ -274,6 +274,11 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
     return report
 
 
+def _first_names(names: list[str]) -> str:
+    """The first three file names, escaped as every file name shown is, and "..." for more."""
+    return ", ".join(safe_name(x) for x in names[:3]) + (", ..." if len(names) > 3 else "")
+
+
 def _own_folder(root: Path) -> None:
     """Refuse an index folder that holds other things and no index: an
     ingest writes its files among them, and every later ingest of a folder
@@ -284,9 +289,9 @@ def _own_folder(root: Path) -> None:
         return
     other = foreign(root)
     if other:
-        names = ", ".join(safe_name(x) for x in other[:3]) + (", ..." if len(other) > 3 else "")
-        raise NotAFolder(f"the index folder {root} already holds {len(other)} other file(s) or folder(s) ({names}) "
-                         "and no citebot index; nothing was changed. Give --index an empty or new folder")
+        raise NotAFolder(f"the index folder {root} already holds {len(other)} other file(s) or folder(s) "
+                         f"({_first_names(other)}) and no citebot index; nothing was changed. Give --index an "
+                         "empty or new folder")
 
 
 def _state_dir(cfg: Config) -> Path:
@@ -320,11 +325,11 @@ def _same_documents(prev: _Previous, folder: Path, include: list[str], follow_li
     if was_links != follow_links:
         how.append("with" + ("" if was_links else "out") + " --follow-links")
     where = cfg.index if cfg.backend == "local" else f"Milvus collection {cfg.milvus_collection}"
-    names = ", ".join(safe_name(x) for x in lost[:3]) + (", ..." if len(lost) > 3 else "")
     raise OtherDocuments(f"the index at {where} was built {' '.join(how)}; this run would remove {len(lost)} of its "
-                         f"{len(prev.sources)} documents that it does not read ({names}). Nothing was changed. To "
-                         "replace the index with what this run reads, add --rebuild (vectors of unchanged text are "
-                         "kept); to keep both, give this folder its own --index, or ingest a folder that holds both")
+                         f"{len(prev.sources)} documents that it does not read ({_first_names(lost)}). Nothing was "
+                         "changed. To replace the index with what this run reads, add --rebuild (vectors of unchanged "
+                         "text are kept); to keep both, give this folder its own --index, or ingest a folder that "
+                         "holds both")
 
 
 def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[str], follow_links: bool,

@@ -368,9 +368,13 @@ def is_generation(path: Path) -> bool:
     try:
         if not (path.is_dir() and _GEN.fullmatch(path.name.removesuffix(".tmp"))):
             return False
-        return path.name.endswith(".tmp") or any((path / f).is_file() for f in FILES)
+        return path.name.endswith(".tmp") or _holds_files(path)
     except OSError:
         return False
+
+
+def _holds_files(gen: Path) -> bool:
+    return any((gen / f).is_file() for f in FILES)
 
 
 # What an index folder holds besides its generations (lock.py, build.py's checkpoint).
@@ -402,8 +406,7 @@ def holds_index(path: Path) -> bool:
     any of the index's files (a folder that merely holds a file named
     CURRENT is documents)."""
     try:
-        return any(g.is_dir() and _GEN.fullmatch(g.name.removesuffix(".tmp")) and any((g / f).is_file() for f in FILES)
-                   for g in path.glob("gen-*"))
+        return any(is_generation(g) and _holds_files(g) for g in path.glob("gen-*"))
     except OSError:
         return False
 

@@ -106,7 +106,7 @@ _RUN_SCRIPT = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+")
 
 
 def _ack_word(word: str) -> bool:
-    if word in _ACK or word in _ACK_RUN:
+    if word in _ACK:
         return True
     if not _RUN_SCRIPT.fullmatch(word):
         return False
