@@ -601,3 +601,21 @@ def test_a_scope_key_given_in_params_and_at_the_top_too_is_given_twice(tmp_path)
         load(tmp_path, "a.md", '+++\naudience = "public"\n[params]\naudience = "staff"\n+++\n# Pay\n')
     with pytest.raises(documents.UnreadableDocument, match="did you mean .audience."):
         load(tmp_path, "a.md", '+++\n[params]\naudiance = "staff"\n+++\n# Pay\n')
+
+
+@pytest.mark.parametrize("text,where", [
+    ("Title: Partner rates\nAudience: staff\n\n# Rates\n\nThe rate is 12 percent.\n", "line 2"),  # MultiMarkdown
+    ('{\n  "title": "Board notes",\n  "audience": "staff"\n}\n\n# Board\n\nApproved.\n', "line 3"),  # Hugo JSON
+    ('{"params": {"tenant": "acme"}}\n\nAcme only.\n', "line 1"),
+    ("Title: Old\nStatus: Deprecated\n\nThe old way.\n", "line 2"),
+])
+def test_scope_in_a_metadata_format_not_read_fails_closed(tmp_path, text, where):
+    # Read as text, these published a page its author had restricted.
+    with pytest.raises(documents.UnreadableDocument, match=f"^{where}: .* write it as YAML front matter"):
+        load(tmp_path, "a.md", text)
+
+
+def test_a_header_that_is_text_or_names_no_scope_stays_text(tmp_path):
+    for text in ("Status: open\nPriority: high\n\nThe tent leaks.\n", "Title: Notes\nAuthor: Ana\n\nText.\n",
+                 "Note: audience: staff is how a page is restricted.\n", '{"audience": 1} is JSON.\n'):
+        assert load(tmp_path, "a.md", text).meta["audience"] == "public"

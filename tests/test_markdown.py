@@ -210,3 +210,13 @@ def test_html_table_overlapping_spans_and_rowspan_zero(tmp_path):
                                '<tr><td>2</td></tr><tr><td>3</td></tr></table>')
     assert documents.load(tmp_path / "z.html", "z.html").blocks[0].text.split("\n")[2:] == [
         "| k | 1 |", "| k | 2 |", "| k | 3 |"]
+
+
+def test_a_link_reference_definition_never_reads_as_text(tmp_path):
+    # "[//]: # (...)" is how Markdown writes a comment: it never renders, and was quoted as an answer.
+    write(tmp_path / "c.md", "# Guide\n\nThe guide explains returns.\n\n[//]: # (internal: the backup code is "
+                             "pitaya2)\n[comment]: <> (internal: pin pitaya3)\n\nSee [the docs].\n\n"
+                             "[the docs]: https://example.com/docs \"Docs\"\n\nA line\n[x]: y continues it.\n")
+    blocks = documents.load(tmp_path / "c.md", "c.md").blocks
+    assert [(b.text, b.start) for b in blocks[1:]] == [
+        ("The guide explains returns.", 3), ("See [the docs].", 8), ("A line\n[x]: y continues it.", 12)]

@@ -11,6 +11,8 @@ so citations keep pointing at the right source lines).
 * include directives whose file is not in the folder: ``{* ../../docs_src/x.py hl[3] *}``,
   ``{!> ../../docs_src/x.py!}``, ``--8<-- "file"``, mkdocstrings ``::: package.name``
   -> dropped (a code block that holds nothing but one is dropped whole)
+* a link reference definition (``[docs]: https://...``, and ``[//]: # (a note)``,
+  the usual way to write a comment in Markdown) -> dropped: it never renders;
 * HTML comments, ``<script>`` and ``<style>`` with their content -> dropped;
   ``<h2>Title</h2>`` on a line of its own -> ``## Title``; other tags -> their
   text (``<abbr title="...">ASGI</abbr>`` reads "ASGI"; ``<td>``, ``<br>`` and
@@ -36,6 +38,9 @@ _CLOSE = re.compile(r"^\s*(?:/{3,}|:{3,})\s*$")
 _INCLUDE = re.compile(r"^\s*(?:\{\*.*\*\}|\{!.*!\}|--8<--\s.*|:::\s+[\w.]+)\s*$")
 _HTML_HEADING = re.compile(r"^\s*<h([1-6])(?:\s[^<>]*)?>(.*?)</h\1>\s*$", re.I)
 _HIDDEN_OPEN = re.compile(r"<!--|<(script|style)\b[^>]*>", re.I)  # what a reader never sees, up to its closer
+# "[label]: destination 'title'": a link reference definition (CommonMark); a footnote's "[^1]:" is text.
+_LINK_DEF = re.compile(r"""^ {0,3}\[(?!\^)(?:[^\]\\]|\\.)+\]:[ \t]*(?:<[^<>]*>|\S+)"""
+                       r"""(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^()]*\)))?[ \t]*$""")
 _LIST_MARK = r"[-*+]\s|\d+[.)]\s"  # a list item's bullet or number
 _TABLE_OR_LIST = re.compile(rf"^\s*(?:\||{_LIST_MARK})")
 # What its indented lines below belong to (a list item, an admonition, a content tab, a
@@ -106,6 +111,7 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
     indented = False  # inside an indented code block (CommonMark): its lines are code, kept as written
     contained = False  # below a list item, admonition or tab, whose indented lines are its text
     blank = True  # the line before was blank (or there was none)
+    defining = False  # the line before was a link reference definition (another may follow it)
 
     def place_label_alone() -> None:
         nonlocal label
@@ -145,6 +151,13 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
         if opener:
             place_label_alone()
             fence, fenced = opener, [line]
+            continue
+        # A definition cannot interrupt a paragraph (CommonMark): it follows a blank line, a
+        # heading or another definition ("[//]: # (internal: ...)" was quoted as an answer).
+        heading = bool(out) and out[-1].lstrip().startswith("#")
+        defining = bool(_LINK_DEF.match(line)) and (after_blank or defining or heading)
+        if defining:
+            out.append("")
             continue
         if _HIDDEN_OPEN.search(line):
             line, hidden = _drop_hidden(line, hidden)

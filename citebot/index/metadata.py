@@ -18,6 +18,7 @@ unknown values are kept, so ``audience: internal`` reaches only
 """
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Sequence
@@ -101,6 +102,8 @@ def split_front_matter(text: str) -> tuple[dict, list[str], int]:
         raise UnreadableDocument(f"line {first + 1}: front matter opens with {_bare(lines[first])[:3]} alone on "
                                  "its line; move what follows it to the next line")
     if first is None or _bare(lines[first]) not in _FENCES:
+        if first is not None:
+            _foreign_metadata(lines, first)
         return {}, lines, 0
     fence = _bare(lines[first])
     end = next((i for i in range(first + 1, len(lines)) if _bare(lines[i]) in _FENCES[fence]), None)
@@ -110,6 +113,48 @@ def split_front_matter(text: str) -> tuple[dict, list[str], int]:
     body = "\n".join(lines[first + 1:end])
     meta = _parse(body, fence, first + 2)
     return meta, lines[end + 1:], end + 1
+
+
+# MultiMarkdown / Python-Markdown "Meta-Data" (MkDocs' meta): "Key: value" lines up to
+# the first blank line, a continuation indented four spaces.
+_MMD_KEY = re.compile(r"^ {0,3}([A-Za-z0-9_-]+):\s*(.*)$")
+_MMD_MORE = re.compile(r"^ {4,}\S")
+
+
+def _foreign_metadata(lines: list[str], first: int) -> None:
+    """Scope written in a metadata format citebot does not read (Hugo's JSON
+    front matter, MultiMarkdown's "Audience: staff" header) fails closed:
+    read as text, it published a page its author had meant to restrict.  A
+    "Status:" header restricts only with a status word as its value (a
+    ticket's "Status: open" is text)."""
+    head = _bare(lines[first])
+    keys: list[tuple[str, object, int]] = []
+    if head.startswith("{"):
+        text = "\n".join(lines[first:]).lstrip()
+        try:
+            found, end = json.JSONDecoder().raw_decode(text)
+        except ValueError:
+            return
+        if isinstance(found, dict) and not text[end:].split("\n", 1)[0].strip():  # the object ends its line
+            keys = [(str(k), v, first) for k, v in _with_nested(found)]
+        kind = "JSON front matter"
+    else:
+        for i in range(first, len(lines)):
+            if not lines[i].strip():
+                break
+            m = _MMD_KEY.match(lines[i])
+            if m:
+                keys.append((m.group(1), m.group(2).strip(), i))
+            elif not (keys and _MMD_MORE.match(lines[i])):
+                return  # a line of text: not a metadata header
+        kind = "a MultiMarkdown metadata header"
+    for key, value, i in keys:
+        k = key.strip().lower()
+        k = k if k in SCOPE_KEYS else misspelt(k, value) or ""
+        if k in ("audience", "tenant") or (k == "status" and str(value).strip().lower() in STATUS_WORDS):
+            where = _line_of(key, lines[first:], first + 1) if kind.startswith("JSON") else f"line {i + 1}"
+            raise UnreadableDocument(f"{where}: {k} is given in {kind}, which citebot does not read; "
+                                     f"write it as YAML front matter between --- lines ('---', '{k}: ...', '---')")
 
 
 def _first_content_line(lines: list[str]) -> int | None:
