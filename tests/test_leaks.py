@@ -8,7 +8,7 @@ import pytest
 
 from citebot.index.store import scope_notes
 from citebot.measurement.golden import load_golden
-from citebot.schema import Scope
+from citebot.schema import Chunk, Scope
 from citebot.search.analyzer import analyze
 
 from conftest import ROOT
@@ -155,3 +155,25 @@ def test_retrieve_says_when_the_audience_matches_no_document(sample_index):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "citebot: --audience staf: no document in this index is for audience 'staf'" in r.stderr
+
+
+def test_scope_notes_list_no_other_tenants_audiences_or_languages():
+    from citebot.index.store import scope_values
+    chunks = [Chunk(id="a", source="pub.md", title="", headings=(), text="x", start=1, end=1, audience="public", lang="en"),
+              Chunk(id="b", source="t.md", title="", headings=(), text="x", start=1, end=1, audience="acme-board", lang="de",
+                    tenant="Acme")]
+    manifest = {"scopes": scope_values(chunks)}
+    assert scope_notes(manifest, Scope.build(audience="staf", tenant="zz", lang="xx")) == [
+        "--audience staf: no document in this index is for audience 'staf', so the public ones alone are "
+        "searched (audiences here: public)",
+        "--lang: no document in this index is in 'xx' (languages here: en)",
+        "--tenant: no document in this index belongs to tenant 'zz', so the shared ones alone are searched"]
+    # Acme's asker sees Acme's values; its audience is no typo for it.
+    assert scope_notes(manifest, Scope.build(audience="staf", tenant="Acme", lang="de"))[0].endswith(
+        "(audiences here: acme-board, public)")
+    assert scope_notes(manifest, Scope.build(audience="acme-board", tenant="Acme", lang="de")) == []
+    # An index stamped before the values were kept per tenant: its lists mix every tenant's, so none is shown.
+    old = {"scopes": {"audience": ["acme-board", "public"], "lang": ["de", "en"], "tenant": ["Acme"]}}
+    assert scope_notes(old, Scope.build(audience="staf", tenant="zz")) == [
+        "--audience staf: no document in this index is for audience 'staf', so the public ones alone are searched",
+        "--tenant: no document in this index belongs to tenant 'zz', so the shared ones alone are searched"]

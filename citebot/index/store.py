@@ -159,30 +159,43 @@ def stamped_settings(manifest: dict) -> dict:
     return {k: v for k, v in found.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
 
 
-def scope_values(chunks) -> dict[str, list[str]]:
+def scope_values(chunks) -> dict:
     """The audiences, languages and tenants the index's chunks have, for the
-    manifest: a scope flag no chunk matches is most likely a typo."""
-    return {"audience": sorted({c.audience for c in chunks}), "lang": sorted({c.lang for c in chunks if c.lang}),
-            "tenant": sorted({c.tenant for c in chunks if c.tenant})}
+    manifest: a scope flag no chunk matches is most likely a typo.  The
+    shared chunks' audiences and languages, and each tenant's own."""
+    def values(cs) -> dict[str, list[str]]:
+        return {"audience": sorted({c.audience for c in cs}), "lang": sorted({c.lang for c in cs if c.lang})}
+    chunks = list(chunks)
+    tenants = sorted({c.tenant for c in chunks if c.tenant})
+    return {**values([c for c in chunks if not c.tenant]), "tenant": tenants,
+            "tenants": {t: values([c for c in chunks if c.tenant == t]) for t in tenants}}
 
 
 def scope_notes(manifest: dict, scope) -> list[str]:
-    """What the asker's scope names that no chunk has (``--audience staf``):
-    it is taken, and sees less than meant, so say so.  Tenants are never
-    listed (one tenant's asker must not learn another's name).  An index
-    stamped before the values were kept gives no note."""
+    """What the asker's scope names that no chunk it may see has (``--audience
+    staf``): it is taken, and sees less than meant, so say so.  The values
+    listed are the shared documents' and the asker's tenant's, never another
+    tenant's (nor its name).  An index stamped before the values were kept
+    gives no note; one stamped before they were kept per tenant lists none."""
     values = manifest.get("scopes")
     if not isinstance(values, dict):
         return []
+    tenants = values.get("tenants")
+    known = isinstance(tenants, dict) or not values.get("tenant")  # else the lists mix every tenant's
+    own = tenants.get(scope.tenant) if isinstance(tenants, dict) and scope.tenant else None
+    own = own if isinstance(own, dict) else {}
+
+    def here(key: str) -> set[str]:
+        return set(values.get(key) or []) | set(own.get(key) or [])
+
+    def listed(key: str, what: str) -> str:
+        return f" ({what} here: {', '.join(sorted(here(key))) or 'none'})" if known else ""
     notes = []
-    have = set(values.get("audience") or [])
-    for a in sorted(scope.audiences - {"public"} - have):
+    for a in sorted(scope.audiences - {"public"} - here("audience")):
         notes.append(f"--audience {a}: no document in this index is for audience {a!r}, so the public ones "
-                     f"alone are searched (audiences here: {', '.join(sorted(have)) or 'none'})")
-    langs = set(values.get("lang") or [])
-    for lang in sorted((scope.langs or set()) - langs):
-        notes.append(f"--lang: no document in this index is in {lang!r} (languages here: "
-                     f"{', '.join(sorted(langs)) or 'none'})")
+                     f"alone are searched{listed('audience', 'audiences')}")
+    for lang in sorted((scope.langs or set()) - here("lang")):
+        notes.append(f"--lang: no document in this index is in {lang!r}{listed('lang', 'languages')}")
     if scope.tenant and scope.tenant not in set(values.get("tenant") or []):
         notes.append(f"--tenant: no document in this index belongs to tenant {scope.tenant!r}, so the shared "
                      "ones alone are searched")
