@@ -73,7 +73,10 @@ def test_server_error_gives_clear_message_and_chat_continues(fake, sample_engine
     fake.script = [500, 500, 500, "how long do refunds take?", "Refunds take 14 days [1]."]
     chat = Chat(convo(sample_engine, tmp_path), out=io.StringIO())
     chat.ask("how long do refunds take?")
-    assert chat.last is None and len(fake.requests) == 3  # 1 try + 2 retries
+    assert chat.last.error and len(fake.requests) == 3  # 1 try + 2 retries
+    # The failed turn still searched: /why and /sources explain it (they explained the turn before, or nothing).
+    assert render.why_text(chat.last).splitlines()[-2].startswith("failed:   the model server failed")
+    assert render.sources_text(chat.last).startswith("The last turn got no answer (the model server failed")
     chat.ask("how long do refunds take?")
     assert chat.last.answer == "Refunds take 14 days [1]."
 

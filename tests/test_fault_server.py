@@ -107,7 +107,7 @@ def test_an_empty_reply_is_a_failure_not_an_answer(fake, convo, reply):
     out = io.StringIO()
     chat = Chat(convo, out=out)
     chat.ask(Q)
-    assert chat.last is None  # an error: nothing to /show
+    assert chat.last.error  # an error, whose passages /show still has
     turn = convo.ask("can I return opened items?")  # (the script is empty now: the default refusal)
     assert turn.error is None
 
@@ -127,7 +127,7 @@ def test_malformed_streams_and_error_events_leave_the_chat_running(fake, convo, 
     err = capsys.readouterr().err
     assert "Traceback" not in err
     if shown is None:
-        assert chat.last is None and err.count("citebot:") == 1
+        assert chat.last.error and err.count("citebot:") == 1
     else:
         assert chat.last.answer == shown and chat.last.incomplete and "(incomplete:" in out.getvalue()
         assert "incomplete: the answer is incomplete" not in out.getvalue()
@@ -155,3 +155,28 @@ def test_a_reply_of_invalid_citations_alone_is_a_failure_and_its_numbers_are_cou
     assert turn.error and turn.answer == "" and not turn.citations
     # Removed, so counted: the session's tally, the metrics log and the evaluation read turn.stripped.
     assert turn.stripped == stripped and convo.stripped_total == stripped
+
+
+def test_a_servers_error_text_is_shown_never_obeyed(fake, convo, capsys):
+    # A 400's message went to the terminal raw: it cleared the screen and set the window title.
+    fake.script = [{"status": 400, "message": "bad \x1b]0;pwned\x07\x1b[2J \u202eevil"}]
+    turn = answer_to(convo, Q, io.StringIO())
+    err = capsys.readouterr().err
+    assert turn.error and "bad" in err and not any(c in err for c in "\x1b\x07\u202e")
+
+
+def test_a_piped_run_with_a_turn_that_got_no_answer_exits_1(fake, convo, capsys):
+    fake.script = [500, "Returns are not accepted [1]."]  # retries 0: one failed turn, then an answer
+    assert Chat(convo, out=io.StringIO(), lines=[Q, Q]).run() == 1
+    fake.script = ["Returns are not accepted [1]."]
+    assert Chat(convo, out=io.StringIO(), lines=[Q]).run() == 0
+
+
+def test_ctrl_c_stops_a_piped_run_and_writes_nothing_among_the_answers(fake, convo):
+    def lines():
+        yield Q
+        raise KeyboardInterrupt  # Ctrl-C while waiting for the next line
+    out = io.StringIO()
+    with pytest.raises(KeyboardInterrupt):  # cli.entry makes it exit 130, as for any command
+        Chat(convo, out=out, lines=lines()).run()
+    assert "(cancelled)" not in out.getvalue()

@@ -60,6 +60,9 @@ def _page(page: int | None) -> str:
 def sources_text(turn: Turn | None) -> str:
     if turn is None:
         return "No sources yet."
+    if turn.error:
+        read = f"; /show 1-{len(turn.context.shown)} shows the passages it read" if turn.context.shown else ""
+        return f"The last turn got no answer ({safe_line(turn.error)}){read}."
     if not turn.citations:  # a refusal: nothing cited, though passages may have been read
         read = f"; /show 1-{len(turn.context.shown)} shows the passages it read" if turn.context.shown else ""
         return f"The last answer cited no sources{read}."
@@ -133,5 +136,7 @@ def why_text(turn: Turn | None) -> str:
         out.append("(no chunk matched)")
     if t.get("refusal_reason"):
         out.append(f"refused:  {safe_line(t['refusal_reason'])}")
+    if turn.error:
+        out.append(f"failed:   {safe_line(turn.error)}")
     out.append("timings ms: " + ", ".join(f"{k} {v:.0f}" for k, v in t["timings_ms"].items()))
     return "\n".join(out)

@@ -98,7 +98,7 @@ def answer_to(convo: Conversation, text: str, out, notes=None) -> Turn:
     if turn.error:
         if any(begun):
             say("")  # end the line the answer had begun; a failure before any text prints nothing on stdout
-        print(f"citebot: {turn.error}", file=sys.stderr, flush=True)
+        print(f"citebot: {safe_line(turn.error)}", file=sys.stderr, flush=True)  # a server's words: shown, never obeyed
         return turn
     say("")
     if turn.incomplete:
@@ -142,6 +142,7 @@ class Chat:
         self.out = out or sys.stdout
         self.last: Turn | None = None
         self.waited = False
+        self.failed = 0  # turns that got no answer (a model server down, the index gone)
         self.note = note  # what is missing, and the command that fixes it
         self.lines = None if lines is None else iter(lines)
         self.session = None if lines is not None else self._session(input, output)
@@ -186,9 +187,13 @@ class Chat:
             try:
                 text = self.read()
             except KeyboardInterrupt:
+                if self.session is None:
+                    raise  # a pipe's run is stopped as any command is (exit 130); its input cannot be read on
                 continue  # Ctrl-C at the prompt clears the line
             except EOFError:
-                return cli.EXIT_OK
+                # From a pipe, a turn that got no answer fails the run, as it fails --ask; in the
+                # chat the person saw each failure and leaves as they like.
+                return cli.EXIT_FAIL if self.failed and self.session is None else cli.EXIT_OK
             text = text.strip()
             if not text:
                 continue
@@ -242,10 +247,13 @@ class Chat:
             # From a pipe, stdout holds the answers; what else was searched goes to stderr, as with --ask.
             turn = answer_to(self.convo, text, self.out, notes=sys.stderr if self.session is None else None)
         except KeyboardInterrupt:
+            if self.session is None:
+                raise  # from a pipe: stdout holds answers alone, and the run stops (exit 130)
             self.say("\n(cancelled)")
             return
         except (IndexError_, ModelUnavailable) as e:  # a model that would not load, found at first use
+            self.failed += 1
             print(f"citebot: {safe_line(str(e))}", file=sys.stderr, flush=True)
             return
-        if turn.error is None:
-            self.last = turn
+        self.failed += turn.error is not None
+        self.last = turn  # a turn the model failed still searched: /why and /show explain it
