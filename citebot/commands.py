@@ -43,7 +43,7 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: b
     try:
         engine = Engine.open(cfg)
     except _runtime_errors() as e:
-        return cli.fail(str(e))
+        return _failed(e, {"question": args.ask} if args.json else None)
     convo = Conversation(engine, cli.scope_from(args))
     cli.scope_warnings(engine.index, convo.scope)
     if line := cfg.key_without_endpoint:
@@ -62,8 +62,18 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: b
             return cli.fail(turn.error) if turn.error else cli.EXIT_OK
         turn = answer_to(convo, args.ask, sys.stdout, notes=sys.stderr)  # answers on stdout, diagnostics on stderr
     except _runtime_errors() as e:  # a model that would not load, an index the model does not fit ...
-        return cli.fail(str(e))
+        return _failed(e, {"question": args.ask} if args.json else None)
     return cli.EXIT_FAIL if turn.error else cli.EXIT_OK
+
+
+def _failed(e: Exception, record: dict | None = None) -> int:
+    """A command's failure: exit 2 for a bad setting, 1 for the rest; with
+    ``record`` (--json), the JSON a script reads too, with the "error"."""
+    from citebot.config import ConfigError
+
+    if record:
+        print(cli.json_text({**record, "error": str(e)}, indent=2))
+    return cli.fail(str(e), cli.EXIT_USAGE if isinstance(e, ConfigError) else cli.EXIT_FAIL)
 
 
 @cli.entry
@@ -131,7 +141,7 @@ def search_main(argv: list[str] | None = None, prog: str = "retrieve.py") -> int
         cli.scope_warnings(engine.index, scope)
         _, r = engine.search(args.question, [], scope)
     except _runtime_errors() as e:
-        return cli.fail(str(e))
+        return _failed(e, {"query": args.question} if args.json else None)
     if args.json:
         print(cli.json_text({"query": args.question, "queries": r.queries, "scope": r.scope.describe(),
                              "rerank": r.rerank_on, "timings_ms": {k: round(v, 2) for k, v in r.timings_ms.items()},
@@ -173,7 +183,10 @@ def queries_main(argv: list[str] | None = None, prog: str = "rewrite.py") -> int
         groups = queries.load_synonyms(cfg.synonyms) if cfg.use_expansion else ()
     except ValueError as e:
         return cli.fail(str(e))
-    model = llm.make(cfg)
+    try:
+        model = llm.make(cfg)
+    except ValueError as e:
+        return _failed(e)
     plan = queries.plan(args.turn, args.history, groups, followups=cfg.use_followups, expansion=cfg.use_expansion,
                         condense=model.complete if model and cfg.use_followups else None)
     if args.json:

@@ -157,3 +157,28 @@ def test_an_index_given_twice_is_a_usage_error():
     assert r.returncode == 2 and "the index is given twice" in r.stderr
     r = run("config.py", "--index", "/tmp/a", "--set", "index=/tmp/a")  # the same twice is one
     assert r.returncode == 0
+
+
+def test_json_says_the_error_when_the_index_cannot_be_opened(tmp_path):
+    import json
+    for script, args, key in (("bot.py", ["--ask", "q?", "--json"], "question"), ("retrieve.py", ["q?", "--json"], "query")):
+        r = run(script, *args, "--index", str(tmp_path / "none"))
+        data = json.loads(r.stdout)  # a script read nothing at all on stdout
+        assert r.returncode == 1 and data[key] == "q?" and data["error"].startswith("no index at")
+
+
+@pytest.mark.parametrize("url", ["http://localhost:PORT/v1", "http://[::1", "ftp://x/v1"])
+def test_a_base_url_that_is_no_address_is_a_usage_error(sample_index, url):
+    for script, args in (("bot.py", ["--ask", "what does E4032 mean?", "--index", sample_index.index]),
+                         ("rewrite.py", ["and for size L?", "--history", "what size fits 175 cm?"])):
+        r = run(script, *args, env={"OPENAI_BASE_URL": url})
+        assert r.returncode == 2 and "OPENAI_BASE_URL" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_password_in_the_base_url_is_never_shown(monkeypatch):
+    from citebot.answer import llm
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://ana:s3cret@127.0.0.1:9/v1")
+    model = llm.LLM("m", timeout=2, retries=0, deadline=5)
+    with pytest.raises(llm.LLMError) as e:
+        "".join(model.stream("s", "u"))
+    assert "cannot reach the model server at http://…@127.0.0.1:9/v1" in str(e.value) and "s3cret" not in str(e.value)

@@ -39,10 +39,18 @@ class LLM:
         self.timeout, self.retries, self.deadline = timeout, retries, deadline
         # Retries are ours (see _create): the client's own wait up to two minutes each,
         # on a server's Retry-After, before the deadline's clock could start.
+        base_url = os.environ.get("OPENAI_BASE_URL") or None
+        if base_url is not None:
+            check_url(base_url)
         self.client = openai.OpenAI(
-            base_url=os.environ.get("OPENAI_BASE_URL") or None,
+            base_url=base_url,
             api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",  # local servers ignore it
             timeout=timeout, max_retries=0)
+
+    @property
+    def where(self) -> str:
+        """The server's address as messages show it: without a user and password in it."""
+        return shown_url(str(self.client.base_url))
 
     def _create(self, system: str, user: str, start: float):
         """The stream, retried where the client would retry (429, 5xx, a
@@ -138,13 +146,13 @@ class LLM:
             return LLMError(f"the model server did not answer within {self.timeout:g} s; check that it is running "
                             "(for a slow model, raise CITEBOT_LLM_TIMEOUT)", down=True)
         if isinstance(e, o.APIConnectionError):
-            return LLMError(f"cannot reach the model server at {self.client.base_url}; check OPENAI_BASE_URL "
+            return LLMError(f"cannot reach the model server at {self.where}; check OPENAI_BASE_URL "
                             "(unset it to use the offline extractive answerer)", down=True)
         says = _server_says(e)
         if isinstance(e, o.AuthenticationError):
             return LLMError(f"the model server refused the API key (401{says}); check OPENAI_API_KEY")
         if isinstance(e, o.NotFoundError):  # no such model, or no API at that path (a base URL without /v1)
-            return LLMError(f"the model server at {self.client.base_url} answered 404{says}: no model {self.model!r} "
+            return LLMError(f"the model server at {self.where} answered 404{says}: no model {self.model!r} "
                             "there, or no OpenAI-style API at that address; set CITEBOT_MODEL, and check "
                             "OPENAI_BASE_URL (most servers end it in /v1)")
         if isinstance(e, o.APIStatusError) and e.status_code < 500:
@@ -161,6 +169,38 @@ class LLM:
         if not text:
             raise LLMError("the model returned an empty reply")
         return text
+
+
+def check_url(url: str) -> None:
+    """A ``ConfigError`` unless ``url`` is an http(s) address with a host
+    (and a port that is a number): the client raised a traceback at startup."""
+    from urllib.parse import urlsplit
+
+    from citebot.config import ConfigError
+
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ConfigError(f"OPENAI_BASE_URL {shown_url(url)!r} is not an http(s) address; give one such as "
+                          "http://localhost:11434/v1, or unset it to answer offline")
+
+
+def shown_url(url: str) -> str:
+    """``url`` without the user and password it may carry (they are a credential)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    if "@" not in url:
+        return url
+    try:
+        parts = urlsplit(url)
+        return urlunsplit(parts._replace(netloc="…@" + parts.netloc.rpartition("@")[2]))
+    except ValueError:
+        scheme, sep, rest = url.rpartition("://") if "://" in url else ("", "", url)
+        return scheme + sep + "…@" + rest.rpartition("@")[2]
 
 
 def _server_says(e) -> str:
