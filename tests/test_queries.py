@@ -224,7 +224,8 @@ def test_expansion_matches_inflected_last_word_but_not_longer_words():
 @pytest.mark.parametrize("reply", ["Sure! Here is the standalone question:\nIs athlete's foot treatable?",
                                    "Standalone question:\nIs athlete's foot treatable?",
                                    'Standalone question: "Is athlete\'s foot treatable?"',
-                                   "Is athlete's foot [1] treatable? [2]"])  # marks are no part of a question
+                                   "Is athlete's foot [1] treatable? [2]",  # marks are no part of a question
+                                   "Is athlete's \x1b[1mfoot\x1b[0m treatable?\x1b]0;t\x07"])  # nor escapes
 def test_the_question_is_read_past_a_label_or_preamble(reply):
     p = plan("is it treatable?", ["What is athlete's foot?"], condense=FakeModel(reply))
     assert (p.method, p.standalone) == ("llm", "Is athlete's foot treatable?")

@@ -38,7 +38,7 @@ _OPEN, _CLOSE = "\\[［【", "\\]］】"  # as regex class bodies
 _CLOSERS = "]］】"
 _ZERO_WIDTH = "\u200b-\u200d\u2060\ufeff"  # as a regex class body
 _GAP = "\\s" + _ZERO_WIDTH  # whitespace and zero-width characters
-_LIST, _RANGE = ",;", "\\-–—"
+_LIST, _RANGE = ",;，、；", "\\-–—"  # "【1，9】" and "[1、9]" in a Chinese answer too
 # Between two numbers a separator or at least one gap, never nothing: "\d+(\d+)*"
 # backtracks exponentially on a long run of digits that never closes.
 CITATION = re.compile(f"[{_OPEN}]\\^?([{_GAP}]*\\d+(?:(?:[{_GAP}]*[{_LIST}{_RANGE}][{_GAP}]*|[{_GAP}]+)\\d+)*[{_GAP}]*)"

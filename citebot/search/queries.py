@@ -154,10 +154,13 @@ def clean_condensed(text, typed: str = "") -> str:
     "" when there is nothing usable (a refusal, citation marks, no words, a
     reply far longer than a question), so the joined form is searched."""
     from citebot.answer.citations import CITATION, is_refusal
+    from citebot.terminal import safe
 
     if not isinstance(text, str) or is_refusal(text):
         return ""
-    for line in (ln.strip() for ln in text.strip().splitlines()):
+    # A model's escape sequences are no part of a question: searched, "\x1b[1mfix" made the
+    # terms 1mfix and 0m, while /why showed the question without them.
+    for line in (ln.strip() for ln in safe(text).strip().splitlines()):
         s = _LABEL.sub("", line).strip()
         if not s or s.endswith(":"):
             continue  # a label or preamble on a line of its own: the question follows
