@@ -194,7 +194,8 @@ def queries_main(argv: list[str] | None = None, prog: str = "rewrite.py") -> int
                              "method": plan.method, "expansions": list(plan.expansions), "queries": plan.queries},
                             indent=2))
         return cli.EXIT_OK
-    print(dim(f"follow-up form: {plan.method}"))
+    print(dim(f"follow-up form: {plan.method}" + (" (nothing to look up: no query is searched)"
+                                                   if plan.method == "ack" else "")))
     for q in plan.queries:
         print(safe_line(q))
     return cli.EXIT_OK

@@ -152,9 +152,9 @@ class Engine:
         index = self.index.live()
         if index is not self.index:  # an ingest switched the index since the last question
             self.index = checked(index, self.cfg)
-        if qmod.is_ack(typed):  # "thanks", "ok": nothing to look up (joined to the last turn, it re-answered it)
-            return QueryPlan(typed.strip(), typed.strip(), None, (), "none"), Retrieval([], scope, [], [], {}, False)
         plan = self.plan(typed, history)
+        if not plan.queries:  # "thanks", "ok": nothing to look up
+            return plan, Retrieval([], scope, [], [], {}, False)
         return plan, retrieve(self.index, plan.queries, scope, self.cfg, self.embed(), self.cross_encoder(),
                               plan.rerank, plan.core)
 

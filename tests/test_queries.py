@@ -237,3 +237,10 @@ def test_a_turn_in_any_script_is_a_turn_and_thanks_in_more_words_is_not():
     for ack in ("Thank you so much!", "ok, makes sense", "谢谢", "好的，谢谢"):
         assert plan("and for size L?", ["what frame size fits 175 cm?", ack]).followup == \
             "what frame size fits 175 cm? and for size L?", ack
+
+
+def test_an_acknowledgement_plans_no_query_so_rewrite_shows_what_the_bot_searches():
+    # rewrite.py listed "what frame size fits 175 cm? thanks", which the bot never searched.
+    calls = []
+    p = plan("thanks!", ["what frame size fits 175 cm?"], condense=lambda s, u: calls.append(u) or "x")
+    assert (p.method, p.queries, calls) == ("ack", [], [])

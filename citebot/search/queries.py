@@ -36,7 +36,7 @@ class QueryPlan:
     standalone: str  # the question put to the answerer: the model's condensed turn, else the typed turn
     followup: str | None  # the joined or condensed form searched beside the typed turn
     expansions: tuple[str, ...]  # synonym expansions of the searched forms
-    method: str  # "none" (no history or follow-ups off) | "joined" | "llm" | "llm-failed" (joined)
+    method: str  # "none" (no history or follow-ups off) | "joined" | "llm" | "llm-failed" (joined) | "ack" (nothing to look up)
     # The model could not be reached or did not answer while rewriting (a
     # timeout, a refused connection): its error, so the answer is not asked
     # for too (a hung server held a follow-up for twice the deadline).
@@ -48,6 +48,8 @@ class QueryPlan:
         follow-up form, then the expansions."""
         out: list[str] = []
         seen: set[str] = set()
+        if self.method == "ack":
+            return out
         for q in (self.typed, self.followup or "", *self.expansions):
             key = _key(q)
             if key and key not in seen:
@@ -185,6 +187,8 @@ def plan(typed: str, history: Sequence[str], groups: Iterable = (), *, followups
     every turn with a substantive history, and any failure (an exception or
     nothing usable) falls back to the joined form."""
     followup, standalone, method, down = None, typed.strip(), "none", None
+    if is_ack(typed):  # "thanks", "ok": nothing to look up (joined to the last turn, it re-answered it)
+        return QueryPlan(standalone, standalone, None, (), "ack")
     if followups and last_substantive(history):
         followup, method = joined(typed, history), "joined"
         if condense is not None:
