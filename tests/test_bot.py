@@ -427,3 +427,35 @@ def test_show_says_when_the_cited_file_changed_or_went_since_it_was_indexed(tmp_
     assert "the file has changed since it was indexed" in render.show_text(turn, "1")
     (folder / "k.md").unlink()
     assert "any more: this is the text as it was indexed" in render.show_text(turn, "1")
+
+
+def test_a_chat_typed_at_a_terminal_with_stdout_to_a_file_keeps_its_prompt_on_the_terminal(sample_index, tmp_path):
+    # The prompt, the banner and the typed keys went into the file among the answers; the terminal showed nothing.
+    import pty
+    import select
+    main, side = pty.openpty()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "dumb", "CITEBOT_EMBED_MODEL": "packaged",
+           "CITEBOT_USE_RERANK": "0", "CITEBOT_DATA_DIR": str(tmp_path / "data")}
+    with open(tmp_path / "answers.txt", "w") as f:
+        p = subprocess.Popen([sys.executable, str(ROOT / "bot.py"), "--index", sample_index.index],
+                             stdin=side, stdout=f, stderr=side, env=env)
+    os.close(side)
+    seen = b""
+
+    def read_until(count: int) -> None:
+        nonlocal seen
+        end = time.monotonic() + 120
+        while seen.count(b"you>") < count and time.monotonic() < end:
+            if select.select([main], [], [], 0.5)[0]:
+                try:
+                    seen += os.read(main, 4096)
+                except OSError:
+                    return
+    read_until(1)
+    os.write(main, b"what does E4032 mean?\r")
+    read_until(2)
+    os.write(main, b"\x04")
+    assert p.wait(60) == 0
+    answers = (tmp_path / "answers.txt").read_text()
+    assert "you>" in seen.decode() and "ask about your documents" in seen.decode()
+    assert "E4032" in answers and "Sources:" in answers and "you>" not in answers and "ask about" not in answers

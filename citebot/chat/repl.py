@@ -127,6 +127,13 @@ def private(path: Path) -> None:
     os.close(owner_only(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND))
 
 
+def _tty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or odd stream
+        return False
+
+
 def stdin_lines():
     """The lines of a stdin that is not a terminal, as text (bytes UTF-8 cannot read become U+FFFD)."""
     for raw in iter(sys.stdin.buffer.readline, b""):
@@ -145,6 +152,13 @@ class Chat:
         self.failed = 0  # turns that got no answer (a model server down, the index gone)
         self.note = note  # what is missing, and the command that fixes it
         self.lines = None if lines is None else iter(lines)
+        # Typed at a terminal with stdout sent to a file: the prompt, the banner and the
+        # notes stay on the terminal (stderr), the answers go to the file.
+        redirected = lines is None and output is None and out is None and not _tty(sys.stdout) and _tty(sys.stderr)
+        self.ui = sys.stderr if redirected else self.out
+        if redirected:
+            from prompt_toolkit.output import create_output
+            output = create_output(stdout=sys.stderr)
         self.session = None if lines is not None else self._session(input, output)
 
     def _session(self, input, output) -> PromptSession[str]:
@@ -172,15 +186,16 @@ class Chat:
         assert self.session is not None  # one of the two is set
         return self.session.prompt("you> ")
 
-    def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
+    def say(self, text: str = "", to=None) -> None:
+        to = to or self.out
+        to.write(text + "\n")
+        to.flush()
 
     def run(self) -> int:
         if self.session is not None:
-            self.say("citebot — ask about your documents. /help for commands, Ctrl-D to leave.")
+            self.say("citebot — ask about your documents. /help for commands, Ctrl-D to leave.", self.ui)
             if self.note:
-                self.say(dim(f"({safe_line(self.note)})", self.out))
+                self.say(dim(f"({safe_line(self.note)})", self.ui), self.ui)
         elif self.note:  # lines from a pipe: stdout holds the answers alone
             cli.warn(safe_line(self.note))
         while True:
@@ -241,11 +256,11 @@ class Chat:
             if self.session is None:
                 cli.warn(loading)
             else:
-                self.say(dim(f"({loading})", self.out))
+                self.say(dim(f"({loading})", self.ui), self.ui)
         self.waited = True
         try:
             # From a pipe, stdout holds the answers; what else was searched goes to stderr, as with --ask.
-            turn = answer_to(self.convo, text, self.out, notes=sys.stderr if self.session is None else None)
+            turn = answer_to(self.convo, text, self.out, notes=sys.stderr if self.session is None else self.ui)
         except KeyboardInterrupt:
             if self.session is None:
                 raise  # from a pipe: stdout holds answers alone, and the run stops (exit 130)
