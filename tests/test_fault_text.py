@@ -74,9 +74,9 @@ def test_chat_sources_show_why_and_model_text_are_shown_not_obeyed(hostile, embe
         # The file name is shown as one can find it on disk, its controls written as escapes.
         assert "ref\\x1b[2J\\x1bunds.md" in text
         assert clean(text), repr([c for c in text if ord(c) < 32 and c not in "\n\t" or 0x7f <= ord(c) <= 0x9f])
-        # --json stays exact: the model's own characters, escaped by JSON.
-        data = json.dumps(render.turn_json(chat.last))
-        assert "\\u001b]0;title" in data
+        # The model's rewrite is searched without its escapes, and --json says what was searched.
+        data = render.turn_json(chat.last)
+        assert "refunds and colour" in data["queries"] and not any("\x1b" in q or "\x9b" in q for q in data["queries"])
     finally:
         server.close()
 
