@@ -112,8 +112,8 @@ DAMAGE = {
     "embeddings.npy wrong dimension": lambda gen: np.save(gen / "embeddings.npy", np.zeros((6, 5), np.float32)),
     "manifest.json bad": lambda gen: (gen / "manifest.json").write_text("{not json"),
     "manifest.json a list": lambda gen: (gen / "manifest.json").write_text("[1, 2]"),
-    "format from another citebot": lambda gen: (gen / "manifest.json").write_text(
-        json.dumps(dict(json.loads((gen / "manifest.json").read_text()), format=99))),
+    "format from an older citebot": lambda gen: (gen / "manifest.json").write_text(
+        json.dumps(dict(json.loads((gen / "manifest.json").read_text()), format=1))),
     "postings garbage": lambda gen: (gen / "postings.npz").write_bytes(b"PK\x03\x04 broken"),
     "terms.txt missing": lambda gen: (gen / "terms.txt").unlink(),
     "rows.json wrong length": lambda gen: (gen / "rows.json").write_text(json.dumps({"ids": []})),
@@ -145,6 +145,18 @@ def test_damage_is_a_message_with_a_rebuild_that_works(tmp_path, damage):
     assert report.written and len(LocalIndex.load(cfg.index)) == 6
     if damage.startswith("CURRENT"):
         assert report.reused == 6
+
+
+def test_an_index_from_a_newer_citebot_or_a_documents_folder_is_named_as_such(tmp_path):
+    folder, cfg, gen = build(tmp_path)
+    (gen / "manifest.json").write_text(json.dumps(dict(json.loads((gen / "manifest.json").read_text()), format=99)))
+    with pytest.raises(IndexError_, match="built by a newer citebot") as e:
+        LocalIndex.load(cfg.index)
+    assert "--rebuild" not in str(e.value)  # it told the user to overwrite the newer citebot's index
+    # A documents folder as --index: "Build one first: ingest.py FOLDER --index <it>", which ingest then refused.
+    with pytest.raises(IndexError_, match="holds other files") as e:
+        LocalIndex.load(folder)
+    assert "--index NEW-FOLDER" in str(e.value)
 
 
 def test_an_incremental_ingest_refuses_vectors_of_another_dimension(tmp_path):

@@ -237,6 +237,10 @@ class LocalIndex:
                 if root.exists() and not root.is_dir():
                     raise IndexError_(f"{root} is a file, not an index folder; give the folder an ingest built "
                                       "with --index (or CITEBOT_INDEX)")
+                if foreign(root):  # a documents folder given as the index: building there is refused too
+                    raise IndexError_(f"no index at {root}: it holds other files (documents?) and no citebot index. "
+                                      f"Give --index the folder an ingest built, or build one in a new folder: "
+                                      f"{script('ingest.py')} FOLDER --index NEW-FOLDER")
                 raise IndexError_(f"no index at {root}. Build one first: {script('ingest.py')} FOLDER --index {root}")
             try:
                 return cls._load(root, gen)
@@ -253,7 +257,12 @@ class LocalIndex:
         def damaged(what: str) -> IndexError_:
             return _damaged(root, what, manifest)
         if manifest.get("format") != FORMAT:
-            raise IndexError_(f"the index at {root} has format {manifest.get('format')!r}, this citebot reads "
+            found = manifest.get("format")
+            if isinstance(found, int) and not isinstance(found, bool) and found > FORMAT:
+                # Rebuilding would overwrite what a newer citebot made for this one's sake.
+                raise IndexError_(f"the index at {root} was built by a newer citebot (format {found}; this one reads "
+                                  f"{FORMAT}): use that citebot, or upgrade this one")
+            raise IndexError_(f"the index at {root} has format {found!r}, this citebot reads "
                               f"{FORMAT}. Rebuild it: {rebuild_command(manifest, root)}")
         rows = _json(gen / "rows.json", root, dict, manifest)
         n = manifest.get("n_chunks")
