@@ -80,6 +80,9 @@ class Config:
     # RRF weight of each channel's lists (a list adds weight / (rrf_k + rank)).
     weight_sparse: float = 1.0
     weight_dense: float = 1.0
+    # RRF weight of a follow-up's context form (the joined or condensed turn) against the
+    # typed turn's 1: below 1, a turn that changes the subject is not filled with the old one.
+    weight_followup: float = 1.0
     rerank_pool: int = 20
     final_k: int = 5
     # Dense pseudo-relevance feedback (Rocchio), off: each dense query searched
@@ -147,6 +150,8 @@ class Config:
                 raise ConfigError(f"{key} must be between 0 and 1, got {v!r}")
         if self.weight_sparse < 0 or self.weight_dense < 0 or not (self.weight_sparse or self.weight_dense):
             raise ConfigError("weight_sparse and weight_dense must be >= 0 and not both 0")
+        if self.weight_followup < 0:
+            raise ConfigError(f"weight_followup must be >= 0, got {self.weight_followup!r}")
         if self.prf_beta < 0:
             raise ConfigError(f"prf_beta must be >= 0 (0 = no feedback), got {self.prf_beta!r}")
         if self.bm25_k1 < 0 or not 0 <= self.bm25_b <= 1:

@@ -183,3 +183,13 @@ def test_chinese_tags_name_their_script_by_region_too():
     assert [lang_tag(t) for t in ("zh-TW", "zh_HK", "zh-Hant-TW", "zh-MO")] == ["zh-hant"] * 4
     assert [lang_tag(t) for t in ("zh-Hans", "zh-CN", "zh-Hans-CN", "zh", "ZH")] == ["zh"] * 5
     assert lang_tag("pt-BR") == "pt" and lang_tag("sr-Latn") == "sr-latn"
+
+
+def test_a_list_named_in_the_weights_takes_its_own_weight_over_its_channels():
+    # The follow-up form's list ("bm25@2") at weight 0.5, the typed turn's at the channel's 1, k = 5:
+    # a = 1/6 + 0.5/7 = 20/84, b = 1/7 + 0.5/6 = 19/84.
+    lists = [ranked("bm25", ["a", "b"]), ranked("bm25@2", ["b", "a"])]
+    assert rrf_exact([["a", "b"], ["b", "a"]], k=5, weights=[1, 0.5]) == {"a": Fraction(20, 84), "b": Fraction(19, 84)}
+    assert [h.id for h in rrf(lists, k=5, weights={"bm25": 1.0, "bm25@2": 0.5})] == ["a", "b"]
+    # At 2: a = 1/6 + 2/7 = 19/42, b = 1/7 + 2/6 = 20/42 (at the channel's 1 alone they would tie).
+    assert [h.id for h in rrf(lists, k=5, weights={"bm25": 1.0, "bm25@2": 2.0})] == ["b", "a"]

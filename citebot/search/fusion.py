@@ -30,13 +30,15 @@ def rrf_exact(lists: list[list[str]], k: int = 60, weights: list[float] | None =
 
 def rrf(lists: list[tuple[str, list[Hit]]], k: int = 60, weights: Mapping[str, float] | None = None) -> list[Hit]:
     """Fuse named ranked lists by reciprocal rank.  A hit's rank in its list
-    is its position there (1-based); ``weights`` maps a channel to its weight."""
+    is its position there (1-based); ``weights`` maps a list's name, or its
+    channel (the name before "@"), to its weight."""
     merged: dict[str, Hit] = {}
     for name, hits in lists:
         for pos, h in enumerate(hits, 1):
             base = merged.get(h.id) or Hit(h.chunk)
             merged[h.id] = base.placed(name, pos, h.score)
-    w = [(weights or {}).get(name.split("@")[0], 1.0) for name, _ in lists]
+    weights = weights or {}
+    w = [weights.get(name, weights.get(name.split("@")[0], 1.0)) for name, _ in lists]
     total = rrf_exact([[h.id for h in hits] for _, hits in lists], k, w)
     order = sorted(merged.values(), key=lambda h: (-total[h.id], h.best_rank(), h.id))
     return [h.placed("rrf", i, float(total[h.id])) for i, h in enumerate(order, 1)]

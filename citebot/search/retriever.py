@@ -91,6 +91,8 @@ def retrieve(index: SearchIndex, queries: Sequence[str], scope: Scope, cfg,
     timings["dense"] = (clock() - t0) * 1000
     t0 = clock()
     weights = {"bm25": cfg.weight_sparse, "dense": cfg.weight_dense}
+    if cfg.weight_followup != 1.0 and core is not None:  # the follow-up's context form: query 2 of the core
+        weights |= {n: weights[n.split("@")[0]] * cfg.weight_followup for n, _ in lists if 0 < _index(n) < core}
     fused = fusion.rrf(lists, cfg.rrf_k, weights)
     if vectors is not None and cfg.prf_beta > 0 and fused:
         lists = feedback(index, lists, fused[:cfg.prf_docs], vectors, speaks, scope, cfg)
