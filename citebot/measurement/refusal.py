@@ -285,7 +285,8 @@ def table(cases: list[Case], params: dict, chosen: float, curve: dict | None = N
 # The settings that move the signals a fit reads (ranks, fused scores, floors):
 # one given with --set is written into the fit's command, so a rerun repeats it.
 SIGNAL_SETTINGS = ("chunk_tokens", "bm25_k1", "bm25_b", "sparse_k", "dense_k", "rrf_k", "weight_sparse",
-                   "weight_dense", "dense_langs", "one_language_per_page", "min_cosine", "min_coverage",
+                   "weight_dense", "weight_followup", "prf_beta", "prf_docs", "dense_langs", "one_language_per_page",
+                   "min_cosine", "min_coverage",
                    "use_sparse", "use_dense", "use_expansion", "use_followups")
 
 
