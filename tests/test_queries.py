@@ -244,3 +244,12 @@ def test_an_acknowledgement_plans_no_query_so_rewrite_shows_what_the_bot_searche
     calls = []
     p = plan("thanks!", ["what frame size fits 175 cm?"], condense=lambda s, u: calls.append(u) or "x")
     assert (p.method, p.queries, calls) == ("ack", [], [])
+
+
+def test_two_synonym_groups_in_one_question_are_also_swapped_together():
+    # "refund ... gift card", the documents' words, was never searched, and the gate refused.
+    groups = [("refund", "money back", "reimbursement"), ("voucher", "gift card")]
+    assert expand("can I get my money back for a voucher?", groups) == (
+        "can I get my refund for a voucher?", "can I get my reimbursement for a voucher?",
+        "can I get my money back for a gift card?", "can I get my refund for a gift card?")
+    assert expand("do your vouchers expire?", groups) == ("do your gift card expire?",)  # one group: as before

@@ -266,6 +266,7 @@ def expand(query: str, groups) -> tuple[str, ...]:
     """Extra queries from synonym groups (see the module docstring)."""
     out: list[str] = []
     seen = {_key(query)}
+    swaps: list[tuple[re.Pattern, str]] = []  # each matched group's first other term
     for group in groups or ():
         terms = [" ".join(t.split()) for t in group if t and t.strip()]
         best: tuple[str, re.Pattern] | None = None
@@ -276,12 +277,21 @@ def expand(query: str, groups) -> tuple[str, ...]:
         if best is None:
             continue
         matched, pat = best
-        for other in terms:
-            if other.casefold() == matched.casefold():
-                continue
+        others = [t for t in terms if t.casefold() != matched.casefold()]
+        if others:
+            swaps.append((pat, others[0]))
+        for other in others:
             q = pat.sub(other.replace("\\", "\\\\"), query)  # a literal replacement
             k = _key(q)
             if k not in seen:
                 seen.add(k)
                 out.append(q)
+    if len(swaps) > 1:
+        # Two groups in one question ("money back for a voucher?"): one query with both swapped, or
+        # "refund ... gift card", the documents' words, was never searched.
+        q = query
+        for pat, other in swaps:
+            q = pat.sub(other.replace("\\", "\\\\"), q)
+        if _key(q) not in seen:
+            out.append(q)
     return tuple(out)
