@@ -180,3 +180,11 @@ def test_ctrl_c_stops_a_piped_run_and_writes_nothing_among_the_answers(fake, con
     with pytest.raises(KeyboardInterrupt):  # cli.entry makes it exit 130, as for any command
         Chat(convo, out=out, lines=lines()).run()
     assert "(cancelled)" not in out.getvalue()
+
+
+def test_a_timeout_asked_again_says_how_many_times(fake):
+    # "did not answer within 0.2 s" after three tries and the pauses between them misled about the wait.
+    model = llm.LLM("test-model", timeout=0.2, retries=2, deadline=30)
+    fake.script = [{"hang": 0.4}] * 3
+    with pytest.raises(llm.LLMError, match=r"did not answer within 0.2 s, asked 3 times"):
+        "".join(model.stream("s", "u"))

@@ -37,6 +37,7 @@ class LLM:
         self._openai = openai
         self.model = model
         self.timeout, self.retries, self.deadline = timeout, retries, deadline
+        self.tries = 0
         # Retries are ours (see _create): the client's own wait up to two minutes each,
         # on a server's Retry-After, before the deadline's clock could start.
         base_url = os.environ.get("OPENAI_BASE_URL") or None
@@ -57,6 +58,7 @@ class LLM:
         timeout, a dropped connection), never waiting past the deadline."""
         o = self._openai
         for attempt in range(self.retries + 1):
+            self.tries = attempt + 1  # how many times the server was asked, for the message
             left = self.deadline - (time.monotonic() - start)
             try:
                 return self.client.with_options(timeout=max(0.05, min(self.timeout, left))).chat.completions.create(
@@ -143,10 +145,12 @@ class LLM:
         if isinstance(e, o.RateLimitError):
             return LLMError("the model server is rate-limiting requests (429) even after retries; wait a moment and ask again")
         if isinstance(e, o.APITimeoutError):
-            return LLMError(f"the model server did not answer within {self.timeout:g} s; check that it is running "
+            # Asked three times, the wait was three timeouts and the pauses between them, not one.
+            times = f", asked {self.tries} times" if self.tries > 1 else ""
+            return LLMError(f"the model server did not answer within {self.timeout:g} s{times}; check that it is running "
                             "(for a slow model, raise CITEBOT_LLM_TIMEOUT)", down=True)
         if isinstance(e, o.APIConnectionError):
-            return LLMError(f"cannot reach the model server at {self.where}; check OPENAI_BASE_URL "
+            return LLMError(f"cannot reach the model server at {self.where} (or it closed the connection); check OPENAI_BASE_URL "
                             "(unset it to use the offline extractive answerer)", down=True)
         says = _server_says(e)
         if isinstance(e, o.AuthenticationError):
