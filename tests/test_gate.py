@@ -181,7 +181,7 @@ def test_a_bare_thanks_is_not_searched_and_the_next_turn_keeps_its_context(sampl
     asked = "what does error E4032 mean?"
     turn = sample_engine.ask("thanks!", [asked])
     assert turn.refused and "asks nothing" in turn.refusal_reason and turn.retrieval.hits == []
-    assert turn.plan.queries == ["thanks!"] and turn.retrieval.queries == [] and turn.model_calls == 0
+    assert turn.plan.queries == [] and turn.plan.method == "ack" and turn.retrieval.queries == [] and turn.model_calls == 0
     turn = sample_engine.ask("and how do I fix it?", [asked, "thanks!"])
     assert not turn.refused and turn.retrieval.queries[1] == f"{asked} and how do I fix it?"
 
