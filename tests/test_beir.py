@@ -331,3 +331,12 @@ def test_a_benchmark_sweep_embeds_each_query_once(tiny, monkeypatch):
     assert len(rows) == 3 and len(made) == 1
     queried = [t for call in made[0].calls for t in call if t in {"zebrafish", "cardiomyocytes", "quantum imaging"}]
     assert sorted(queried) == ["cardiomyocytes", "quantum imaging", "zebrafish"]
+
+
+def test_mtrag_halves_keep_a_conversation_whole(tiny, tmp_path):
+    from citebot.measurement.golden import half
+    mine = half("c")  # the one conversation's half: both its turns
+    assert bench_beir.conversation_half("c<::>2") == mine
+    assert _run(tiny, tmp_path, "mtrag", configs=["bm25"], half=mine)["n_queries"] == 2
+    other = "report" if mine == "tune" else "tune"
+    assert _run(tiny, tmp_path, "mtrag", configs=["bm25"], half=other)["n_queries"] == 0

@@ -322,3 +322,34 @@ def test_evaluate_flags_that_would_be_ignored_or_misread_are_usage_errors(args, 
     from citebot.measurement.main import main
     assert main(args) == 2
     assert says in capsys.readouterr().err
+
+
+def test_a_gate_refusal_and_evidence_out_of_scope_are_named_as_such():
+    # The gate's refusal was "generation/missed_evidence", as if an answer had been written and lacked it.
+    refused = dict(trace(), answer="I don't know based on the available documents.", refused=True)
+    assert diagnose.diagnose(Q, dict(refused, gated=True)) == [("generation", "refused_by_gate")]
+    assert diagnose.diagnose(Q, refused) == [("generation", "missed_evidence")]  # the answerer found no quote
+    # Evidence only a staff page holds, asked with the public scope: no ranking could find it (it read "retrieval").
+    miss = [{"id": "x", "grade": 0, "stale": False}]
+    assert diagnose.diagnose(Q, trace(in_scope=False, retrieved=miss, shown=["x"])) == [("ingestion", "out_of_scope")]
+
+
+@pytest.mark.parametrize("args,says", [
+    (["--benchmark", "scifact", "--ids", "x"], "does not read --ids"),
+    (["--benchmark", "scifact", "--answers", "--markdown"], "does not read --answers, --markdown"),
+    (["--benchmark", "scifact", "--golden", "golden.json"], "does not read --golden"),
+    (["--benchmark", "scifact", "--split", "tune"], "does not read --split"),
+    (["--sweep", "rrf_k=5", "--markdown"], "drop --markdown and --split all"),
+    (["--sweep", "rrf_k=5", "--split", "all"], "drop --markdown and --split all"),
+])
+def test_flags_a_run_would_ignore_are_usage_errors(args, says, capsys):
+    from citebot.measurement.main import main
+    assert main(args) == 2 and says in capsys.readouterr().err
+
+
+def test_an_id_the_chosen_half_leaves_out_is_a_usage_error(capsys):
+    from citebot.measurement.main import main
+    gold = load_golden(ROOT / "golden.json")
+    other = next(q.id for q in gold.questions if q.half == "report")
+    assert main(["--split", "tune", "--ids", other]) == 2  # it ran, and printed a table of n = 0
+    assert f"{other} is not in the tune half" in capsys.readouterr().err

@@ -106,6 +106,13 @@ def build_index(name: str, corpus: dict, cfg: Config, embedder, need_vectors: bo
     return LocalIndex(chunks, vectors, settings_stamp(cfg, embedder.name, embedder.dim))
 
 
+def conversation_half(task_id: str) -> str:
+    """An MTRAG turn's half: its conversation's ("<conversation><::><turn>"), so a conversation stays in one."""
+    from citebot.measurement.golden import half
+
+    return half(str(task_id).split("<::>")[0])
+
+
 # --- evaluation --------------------------------------------------------------
 def judged(rel: dict) -> bool:
     """Whether a query's qrels name a relevant document (all grade 0: nothing to score it by)."""
@@ -179,11 +186,13 @@ def _squad2_refusal(engine: Engine, queries, qrels, unanswerable, paragraph: dic
 
 def run(name: str, cfg: Config | None = None, configs=None, split: str = "test", limit: int | None = None,
         log=print, *, root=None, embedder=None, reranker=Models._UNSET, cache_dir=None, refusal: bool = True,
-        models: Models | None = None) -> dict:
+        models: Models | None = None, half: str | None = None) -> dict:
     """Evaluate the configurations on one benchmark; see the module docstring.
     ``refusal`` False skips SQuAD 2.0's answer-level refusal pass (a sweep
     reads only the ranking); ``models`` given (a sweep's) keeps its query
-    embeddings from one run to the next."""
+    embeddings from one run to the next; ``half`` ("tune" or "report", mtrag
+    only): the turns of that half of the conversations, as the refusal
+    gate's MTRAG-UN split halves them."""
     wall0 = time.perf_counter()
     cfg = cfg or Config()
     default = default_name(cfg) or DEFAULT
@@ -194,14 +203,20 @@ def run(name: str, cfg: Config | None = None, configs=None, split: str = "test",
         config_for(c, cfg)  # a typo fails before anything is loaded
     bench = benchmarks.load(name, split, "lastturn" if name == "mtrag" else None, root=root)
     gold = benchmarks.load("mtrag", split, "rewrite", root=root) if name == "mtrag" else None
-    ids = list(bench.queries)[:limit] if limit else list(bench.queries)
+    ids = list(bench.queries)
+    if half is not None:
+        if name != "mtrag":
+            raise ValueError(f"--split {half} halves MTRAG's conversations; {name} has no halves")
+        ids = [q for q in ids if conversation_half(q) == half]
+    ids = ids[:limit] if limit else ids
+    timed = models is None  # a sweep's shared models keep their query embeddings: its rows are not timed apart
     models = models or Models(embedder, reranker)
     need_vectors = any(config_for(c, cfg).use_dense for c in wanted)
     emb = models.embedder(cfg)
     t0 = time.perf_counter()
     index = build_index(name, bench.corpus, cfg, emb, need_vectors, cache_dir or CACHE_DIR, log)
     engine = Engine.over(index, cfg, models)
-    result: dict = {"benchmark": name, "split": split, "n_docs": len(bench.corpus), "default": default,
+    result: dict = {"benchmark": name, "split": split if half is None else f"{split}, {half} half", "n_docs": len(bench.corpus), "default": default,
                     "n_queries": sum(1 for q in ids if judged(bench.qrels.get(q, {}))), "index_s": round(time.perf_counter() - t0, 1),
                     "configs": {}, "published": dict(benchmarks.PUBLISHED.get(name, {})), "notes": []}
     has_history = name == "mtrag"
@@ -214,6 +229,8 @@ def run(name: str, cfg: Config | None = None, configs=None, split: str = "test",
                                           + NO_HISTORY_SAME[c])
             continue
         t1 = time.perf_counter()
+        if timed:
+            models.forget_queries()  # each row's latency embeds its own queries
         result["configs"][key] = score(e, _queries(bench, gold, ids, form), bench.qrels)
         if ccfg.use_rerank and e.cross_encoder() is None:
             result["configs"][key]["note"] = "no cross-encoder: fused order, as the bot runs"

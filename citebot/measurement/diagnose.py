@@ -4,6 +4,8 @@ Stages, in pipeline order, each with labels:
   ingestion   missed_evidence   no chunk holds the evidence (a phrase, or a
                                 phrase and the words it must sit with, split
                                 apart), or a grade-2 phrase is whole in no chunk
+              out_of_scope      only chunks outside the question's scope hold the
+                                evidence (their metadata, or the question's scope)
   retrieval   missed_evidence   a chunk holds evidence but is not in the top k
               irrelevant_match  rank 1 holds no evidence (answerable questions)
               stale_document    a superseded / restricted chunk, or a
@@ -15,6 +17,8 @@ Stages, in pipeline order, each with labels:
               duplicate_chunks  two shown chunks say the same thing
   generation  missed_evidence   evidence was shown but the answer refused or
                                 lacks the answer's key words
+              refused_by_gate   evidence was shown and the refusal gate refused
+                                before any answer (P(answerable) too low)
               unsupported_answer  the answer states numbers the cited text
                                 does not hold, or answers an unanswerable question
   citation    unsupported_answer  a cited number named no shown chunk
@@ -27,7 +31,8 @@ import unicodedata
 from citebot.answer.citations import CITATION
 
 STAGES = ("ingestion", "retrieval", "context", "generation", "citation")
-LABELS = ("missed_evidence", "irrelevant_match", "stale_document", "duplicate_chunks", "unsupported_answer")
+LABELS = ("missed_evidence", "irrelevant_match", "stale_document", "duplicate_chunks", "unsupported_answer",
+          "refused_by_gate", "out_of_scope")
 
 
 def norm(text: str) -> str:
@@ -107,10 +112,12 @@ def diagnose(q, t: dict) -> list[tuple[str, str]]:
     ``t`` (a trace, plain data):
       missing_phrases  grade-2 phrases that are whole in no chunk of the index
       held             whether any chunk of the index holds evidence (default True)
+      in_scope         whether one the question's scope allows does (default True)
       retrieved        [{"id", "grade", "stale"}] top-k in rank order
       shown            ids shown to the answerer;  dropped: [(id, reason)]
       duplicates       number of shown pairs with near-identical text
-      answer, refused  the answer (None for a retrieval-only run)
+      answer, refused  the answer (None for a retrieval-only run);  gated: the
+                       refusal was the gate's
       cited_texts      texts of the chunks the answer cites;  stripped: int
     """
     out: list[tuple[str, str]] = []
@@ -120,7 +127,9 @@ def diagnose(q, t: dict) -> list[tuple[str, str]]:
     held = t.get("held", True)
     if answerable and (t.get("missing_phrases") or not held):
         out.append(("ingestion", "missed_evidence"))
-    if answerable and held and not relevant:  # a chunk holds it, and the ranking missed it
+    if answerable and held and not t.get("in_scope", True):
+        out.append(("ingestion", "out_of_scope"))
+    elif answerable and held and not relevant:  # a chunk the asker may see holds it, and the ranking missed it
         out.append(("retrieval", "missed_evidence"))
     if answerable and relevant and retrieved[0]["grade"] == 0:
         out.append(("retrieval", "irrelevant_match"))
@@ -138,7 +147,9 @@ def diagnose(q, t: dict) -> list[tuple[str, str]]:
         evidence_shown = any(r["id"] in shown for r in relevant)
         if answerable and evidence_shown:
             keys = q.answer_keywords
-            if t.get("refused") or (keys and not keywords_present(answer, keys)):
+            if t.get("refused") and t.get("gated"):
+                out.append(("generation", "refused_by_gate"))
+            elif t.get("refused") or (keys and not keywords_present(answer, keys)):
                 out.append(("generation", "missed_evidence"))
         if not t.get("refused") and (unsupported_numbers(answer, t.get("cited_texts", [])) or not answerable):
             out.append(("generation", "unsupported_answer"))

@@ -84,6 +84,7 @@ class AnswerResult:
     score: float | None
     error: str | None
     precision: float | None = None  # share of quoted units (citation marks) from chunks holding gold evidence
+    gated: bool = False  # refused by the refusal gate (P(answerable) below the threshold), before any answer
 
     @property
     def valid_citations(self) -> bool:
@@ -100,7 +101,10 @@ def run_question(engine: Engine, q: Question, judge: Judge, unfiltered: bool = F
     rel = judge.relevant(q)
     top = r.hits[:engine.cfg.final_k]
     shown = ctx.shown
+    # Held only where this asker may not look (a staff page, another tenant's): no ranking could find it.
+    in_scope = unfiltered or any(q.scope.allows(judge.chunks[cid]) for cid in rel)
     trace = {"missing_phrases": judge.missing_phrases(q) if q.answerable else [], "held": bool(rel),
+             "in_scope": in_scope,
              "retrieved": [{"id": h.id, "grade": rel.get(h.id, 0), "stale": judge.stale(q, h.chunk)} for h in top],
              "shown": [h.id for h in shown], "dropped": [(h.id, why) for h, why in ctx.dropped],
              "duplicates": sum(1 for i, a in enumerate(shown) for b in shown[i + 1:]
@@ -157,8 +161,10 @@ def run_answers(engine: Engine, qs: list[Question], judge: Judge | None = None) 
         if judge is not None and q.answerable and not turn.refused and turn.quoted:
             rel = judge.relevant(q)
             precision = sum(turn.context.shown[n - 1].id in rel for n in turn.quoted) / len(turn.quoted)
+        gated = bool(turn.refused and engine.cfg.use_gate and turn.p_answerable is not None
+                     and turn.p_answerable < engine.cfg.gate_threshold)
         out[q.id] = AnswerResult(q.id, turn.answer, turn.refused, correct, turn.unsupported, turn.stripped, texts,
-                                 ms, turn.model_calls, turn.answer_score, turn.error, precision)
+                                 ms, turn.model_calls, turn.answer_score, turn.error, precision, gated)
     return out
 
 
@@ -218,7 +224,8 @@ def diagnosis(qs: list[Question], res: dict[str, RetrievalResult], answers: dict
             continue
         t = dict(p.trace)
         if a is not None:
-            t.update(answer=a.answer, refused=a.refused, cited_texts=a.cited_texts, stripped=a.stripped)
+            t.update(answer=a.answer, refused=a.refused, gated=a.gated, cited_texts=a.cited_texts,
+                     stripped=a.stripped)
         f = diagnose.diagnose(q, t)
         found[q.id] = [list(x) for x in f]
         for stage, label in f:
@@ -313,7 +320,12 @@ def evaluate(cfg: Config, golden, answers: bool = False, split: str | None = Non
     if answers and full in UNFILTERED:  # said before any row runs
         raise ValueError("--answers needs a configuration with the scope filters on; "
                          f"add one to --configs (for example {default})")
-    runs = {name: run_config(engine, name, qs, judge) for name in names}
+    if engine.cfg.use_dense:
+        engine.models.embedder(engine.cfg)  # loaded before any row is timed
+    runs = {}
+    for name in names:
+        engine.models.forget_queries()  # each row's latency embeds its own questions
+        runs[name] = run_config(engine, name, qs, judge)
     ans_res = ans = None
     if answers:
         e = engine.configured(config_for(full, engine.cfg))

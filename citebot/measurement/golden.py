@@ -109,6 +109,10 @@ class GoldenSet:
             known = {q.id for q in self.questions}
             if unknown := [i for i in ids if i not in known]:
                 raise ValueError(f"{self.path.name} has no question {', '.join(unknown)}")
+            other = [i for i in ids if i not in {q.id for q in qs}]
+            if other:  # asked for by id, and left out by the half: a table of nothing, said as a result
+                raise ValueError(f"{', '.join(other)} {'is' if len(other) == 1 else 'are'} not in the {split} half "
+                                 f"of {self.path.name}; drop --split or give --split all")
             qs = [q for q in qs if q.id in set(ids)]
         return qs[:limit] if limit else qs
 

@@ -25,9 +25,10 @@ from citebot.measurement.golden import SPLITS
 
 def parser(prog: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=prog, description="Ablation table and error diagnosis for citebot.")
-    p.add_argument("--golden", default=str(ROOT / "golden.json"))
-    p.add_argument("--split", choices=[*SPLITS, "all"], default="all",
-                   help="which half of the golden set: tune, report (held out) or all (default)")
+    p.add_argument("--golden", help="the golden file (default: golden.json, questions over examples/kb)")
+    p.add_argument("--split", choices=[*SPLITS, "all"],
+                   help="which half of the golden set (or of MTRAG's conversations): tune, report (held out) "
+                        "or all (default)")
     p.add_argument("--answers", action="store_true", help="also run the answerer (offline extractive or the configured LLM)")
     p.add_argument("--benchmark", choices=list(benchmarks.NAMES))
     p.add_argument("--bench-split", default="test", help="--benchmark scifact: test (default) or train")
@@ -55,7 +56,8 @@ def main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
     configs = [c.strip() for c in args.configs.split(",")] if args.configs else None
     if configs and (bad := [c for c in configs if c not in CONFIGS]):
         return cli.fail(f"unknown configuration(s) {', '.join(bad)}; choose from {', '.join(CONFIGS)}", cli.EXIT_USAGE)
-    if problem := _flag_problem(args):
+    golden_given, args.golden = args.golden is not None, args.golden or str(ROOT / "golden.json")
+    if problem := _flag_problem(args, golden_given):
         return cli.fail(problem, cli.EXIT_USAGE)
     if args.answers and configs and all(c in UNFILTERED for c in configs):
         return cli.fail("--answers needs a configuration with the scope filters on (no-filters is the leak "
@@ -72,13 +74,26 @@ def main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
         return cli.fail(str(e))
 
 
-def _flag_problem(args) -> str | None:
+def _flag_problem(args, golden_given: bool) -> str | None:
     """A flag that would be ignored or misread, said before anything runs."""
     if not (args.benchmark or args.refusal) and not Path(args.golden).is_file():
         return f"--golden {args.golden} is not a file"
+    if args.benchmark:
+        ignored = [f for f, on in (("--golden", golden_given), ("--ids", args.ids), ("--answers", args.answers),
+                                   ("--markdown", args.markdown)) if on]
+        if args.split not in (None, "all") and args.benchmark != "mtrag":
+            ignored.append("--split (--bench-split picks SciFact's train or test)")
+        if ignored:
+            return f"--benchmark does not read {', '.join(ignored)}; drop {'it' if len(ignored) == 1 else 'them'}"
     if args.benchmark and args.bench_split not in (splits := ("test", "train") if args.benchmark == "scifact"
                                                    else ("test",)):
         return f"--benchmark {args.benchmark} has no split {args.bench_split!r}; give {' or '.join(splits)}"
+    if args.ids and not args.benchmark and not args.refusal:
+        from citebot.measurement.golden import load_golden
+        try:  # an id the file lacks, or one the chosen half leaves out (a table of nothing, said as a result)
+            load_golden(args.golden).select(args.split, [i.strip() for i in args.ids.split(",")])
+        except ValueError as e:
+            return str(e)
     if args.limit is not None and args.limit < 1:
         return "--limit needs a whole number of 1 or more"
     if (args.fit or args.plot) and not args.refusal:
@@ -89,6 +104,8 @@ def _flag_problem(args) -> str | None:
         if args.ids or args.configs or (args.limit and not args.benchmark):
             return ("a sweep runs the bot's configuration over the whole tune half: drop --ids, --configs and "
                     "--limit (--limit works with --benchmark)")
+        if args.markdown or args.split == "all":
+            return "a sweep prints its own table over the tune half: drop --markdown and --split all"
         from citebot.measurement import sweep
 
         try:
@@ -107,7 +124,8 @@ def run(args, cfg: Config, configs, own_index: bool) -> int:
     if args.benchmark and not args.sweep:
         from citebot.measurement import beir
 
-        result = beir.run(args.benchmark, cfg, configs, split=args.bench_split, limit=args.limit, log=cli.warn)
+        result = beir.run(args.benchmark, cfg, configs, split=args.bench_split, limit=args.limit, log=cli.warn,
+                          half=args.split if args.split not in (None, "all") else None)
         print(cli.json_text(beir.jsonable(result), indent=2) if args.json else beir.format_table(result))
         return cli.EXIT_OK
     if args.benchmark:
@@ -117,7 +135,7 @@ def run(args, cfg: Config, configs, own_index: bool) -> int:
         return cli.EXIT_OK
     if args.sweep:
         return _sweep(args, cfg, engine, own_index)
-    result = evaluate(engine.cfg, args.golden, answers=args.answers, split=args.split, limit=args.limit,
+    result = evaluate(engine.cfg, args.golden, answers=args.answers, split=args.split or "all", limit=args.limit,
                       ids=args.ids.split(",") if args.ids else None, configs=configs, engine=engine)
     if args.markdown:
         print(report.markdown_table(result))

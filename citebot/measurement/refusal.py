@@ -90,6 +90,8 @@ def squad_half(qid: str, paragraph: dict) -> str:
 
 
 def mtragun_cases(cfg: Config, models: Models, log) -> list[Case]:
+    from citebot.measurement.beir import conversation_half
+
     engine = _bench_engine("mtrag", benchmarks.load("mtrag").corpus, cfg, models, log)
     out = []
     for t in benchmarks.load_mtragun_tasks():
@@ -98,8 +100,7 @@ def mtragun_cases(cfg: Config, models: Models, log) -> list[Case]:
             continue  # UNDERSPECIFIED and PARTIAL ask for a clarification or a partial answer
         history = [h["text"] for h in t["history"] if h.get("speaker") == "user"]
         question = t["question"]["text"] if isinstance(t["question"], dict) else str(t["question"])
-        conversation = str(t["task_id"]).split("<::>")[0]  # "<conversation><::><turn>"
-        out.append(_case(engine, "mtrag-un", str(t["task_id"]), half(conversation), label == "ANSWERABLE",
+        out.append(_case(engine, "mtrag-un", str(t["task_id"]), conversation_half(t["task_id"]), label == "ANSWERABLE",
                          question, history, Scope()))
     return out
 

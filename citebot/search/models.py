@@ -302,6 +302,12 @@ class Models:
             return np.stack([got[t] for t in texts])
         return encode
 
+    def forget_queries(self) -> None:
+        """Drop the remembered query embeddings: a timed row of an ablation
+        embeds its own questions (else the first dense row paid for every
+        later one, and their latency read near zero)."""
+        self._vectors.pop("queries", None)
+
     def reranker(self, cfg):
         """The cross-encoder, or None (after one warning) when none loads."""
         with self._loading:
