@@ -101,6 +101,10 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
         return cli.fail(str(e))
     except KeyboardInterrupt:  # a blank line alone left the user guessing what was lost
         print(file=sys.stderr)  # past the progress line
+        if cfg.backend == "milvus" and not args.rebuild:  # an update there is written in place, not switched to
+            return cli.fail("ingest interrupted; the Milvus collection is updated in place, so it may hold some of "
+                            "this run's changes and not others: run the same command again to finish it (the "
+                            "embeddings made so far are kept)", 130)
         return cli.fail("ingest interrupted; the index is as it was before this run (it switches all at once), and "
                         "the embeddings made so far are kept: run the same command again to go on", 130)
     if args.json:

@@ -354,3 +354,57 @@ def test_the_ingest_summary_gives_a_size_only_when_it_measured_one():
     from citebot.index.build import Report
     assert Report(written=True).summary().endswith("(0 embedded, 0 reused); 0.0s")
     assert Report(written=True, index_bytes=4096).summary().endswith("0.0s, 4 KiB")
+
+
+def test_a_chat_over_a_milvus_lite_file_deleted_and_built_again_reads_the_new_one(tmp_path, counting):
+    # This process's milvus-lite kept serving the deleted database from memory: the chat answered from
+    # pages no index held any more, and never saw the one an ingest had built in its place.
+    import shutil
+    import subprocess
+    import sys
+    folder, cfg = one_page(tmp_path, counting, "kb")
+    idx = mv.MilvusIndex.open(cfg)
+    assert [h.chunk.source for h in idx.sparse_search(analyze("refunds"), Scope(), 5)] == ["a.md"]
+    shutil.rmtree(cfg.milvus_uri)
+    shutil.rmtree(cfg.milvus_uri + ".citebot", ignore_errors=True)
+    with pytest.raises(IndexError_, match="no index in Milvus collection"):
+        idx.live()
+    other = tmp_path / "other"
+    write(other / "b.md", "# B\n\nRefunds take 14 days.\n")
+    r = subprocess.run([sys.executable, str(ROOT / "ingest.py"), str(other), "--set", "backend=milvus",
+                        "--set", f"milvus_uri={cfg.milvus_uri}", "--set", "milvus_collection=kb"],
+                       capture_output=True, text=True, timeout=300,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CITEBOT_EMBED_MODEL": "packaged"})
+    assert r.returncode == 0, r.stderr
+    now = idx.live()
+    assert [h.chunk.source for h in now.sparse_search(analyze("refunds"), Scope(), 5)] == ["b.md"]
+    now.client.close()
+
+
+def test_milvus_messages_name_milvus_settings_and_a_rebuild_over_a_bad_manifest_leaves_nothing(tmp_path, counting):
+    from citebot.index.store import OtherDocuments
+    folder, cfg = one_page(tmp_path, counting, "kb")
+    other = tmp_path / "other"
+    write(other / "b.md", "# B\n\nRefunds take 14 days.\n")
+    with pytest.raises(OtherDocuments) as e:  # it advised --index, a usage error on Milvus
+        ingest(other, cfg, embedder=counting, log=lambda m: None)
+    assert "its own --set milvus_collection=NAME" in str(e.value) and "Milvus collection kb" in str(e.value)
+    # A manifest that cannot be read: the rebuild dropped the collection and left its terms collection behind.
+    idx = mv.MilvusIndex.open(cfg)
+    live = idx.client.describe_collection("kb")["collection_name"]
+    idx.client.alter_collection_properties(live, properties={mv.MANIFEST: "{not json"})
+    idx.client.close()
+    ingest(folder, cfg, rebuild=True, embedder=counting, log=lambda m: None)
+    idx = mv.MilvusIndex.open(cfg)
+    assert len(idx.client.list_collections()) == 2  # the new generation and its terms, nothing of the old
+    idx.client.close()
+
+
+def test_a_milvus_lite_database_given_as_index_or_a_long_collection_name_says_what_to_do(tmp_path, counting):
+    from citebot.index.local import LocalIndex
+    _, cfg = one_page(tmp_path, counting, "kb")
+    with pytest.raises(IndexError_, match="is a milvus-lite database, not a local index: instead of --index, give "
+                                          "--set backend=milvus"):
+        LocalIndex.load(cfg.milvus_uri)
+    with pytest.raises(ValueError, match="201"):  # it said "must be letters, digits and _"
+        Config(milvus_collection="k" + "x" * 240)

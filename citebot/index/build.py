@@ -29,8 +29,10 @@ from citebot.index.store import (
     IndexError_,
     NotAFolder,
     OtherDocuments,
+    another_index,
     check_compatible,
     expected_stamp,
+    index_where,
     scope_values,
     settings_stamp,
 )
@@ -182,8 +184,7 @@ def _previous(cfg: Config, rebuild: bool) -> _Previous:
     old = _live(cfg)
     if old is None:
         return _Previous()
-    check_compatible(old.manifest, expected_stamp(cfg), cfg.index if cfg.backend == "local" else cfg.milvus_collection,
-                     cfg)
+    check_compatible(old.manifest, expected_stamp(cfg), index_where(cfg), cfg)
     chunks, vecs, counts = old.contents()
     prev = _Previous(old.manifest.get("sources", {}), manifest=old.manifest, n_chunks=len(chunks), index=old)
     for i, c in enumerate(chunks):
@@ -268,7 +269,8 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
     progress = Progress(log)
     # Local: the index folder's lock.  milvus-lite lets one process open its
     # file (a second fails at once, with a message); a server has no lock here.
-    with lock.writer(_state_dir(cfg), wait=wait, log=progress.warn):
+    with lock.writer(_state_dir(cfg), wait=wait, log=progress.warn,
+                     other="--set milvus_uri=PATH" if cfg.backend == "milvus" else "--index"):
         report = _ingest(folder, cfg, rebuild, embedder, list(include), follow_links, progress)
     progress.done()
     return report
@@ -324,12 +326,11 @@ def _same_documents(prev: _Previous, folder: Path, include: list[str], follow_li
         how.append("with " + (" ".join(f"--include {g!r}" for g in was_include) or "no --include"))
     if was_links != follow_links:
         how.append("with" + ("" if was_links else "out") + " --follow-links")
-    where = cfg.index if cfg.backend == "local" else f"Milvus collection {cfg.milvus_collection}"
-    raise OtherDocuments(f"the index at {where} was built {' '.join(how)}; this run would remove {len(lost)} of its "
+    raise OtherDocuments(f"the index at {index_where(cfg)} was built {' '.join(how)}; this run would remove {len(lost)} of its "
                          f"{len(prev.sources)} documents that it does not read ({_first_names(lost)}). Nothing was "
                          "changed. To replace the index with what this run reads, add --rebuild (vectors of unchanged "
-                         "text are kept); to keep both, give this folder its own --index, or ingest a folder that "
-                         "holds both")
+                         f"text are kept); to keep both, give this folder its own {another_index(cfg)}, or ingest a "
+                         "folder that holds both")
 
 
 def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[str], follow_links: bool,
@@ -356,7 +357,7 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     # with a broken line must not stay public).
     found_documents = any(p.suffix.lower() in documents.SUFFIXES for p in paths)
     if not sources and prev.n_chunks and not found_documents:
-        raise IndexError_(f"{folder} holds no readable documents, but the index at {cfg.index} holds "
+        raise IndexError_(f"{folder} holds no readable documents, but the index at {index_where(cfg)} holds "
                           f"{prev.n_chunks} chunks; nothing was changed. To empty the index, ingest with --rebuild")
     same_place = (prev.manifest.get("source_folder") == str(folder) and prev.manifest.get("include", []) == include
                   and bool(prev.manifest.get("follow_links")) == follow_links)

@@ -237,6 +237,9 @@ class LocalIndex:
                 if root.exists() and not root.is_dir():
                     raise IndexError_(f"{root} is a file, not an index folder; give the folder an ingest built "
                                       "with --index (or CITEBOT_INDEX)")
+                if Path(str(root) + ".citebot").is_dir():  # milvus-lite's database, with citebot's folder beside it
+                    raise IndexError_(f"{root} is a milvus-lite database, not a local index: instead of --index, "
+                                      f"give --set backend=milvus --set milvus_uri={root}")
                 if foreign(root):  # a documents folder given as the index: building there is refused too
                     raise IndexError_(f"no index at {root}: it holds other files (documents?) and no citebot index. "
                                       f"Give --index the folder an ingest built, or build one in a new folder: "

@@ -35,16 +35,18 @@ def holder(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def writer(root: str | Path, wait: bool = True, log=None) -> Iterator[None]:
+def writer(root: str | Path, wait: bool = True, log=None, other: str = "--index") -> Iterator[None]:
     """Hold the index's writer lock; ``wait`` False raises ``IndexError_``
-    at once when another writer holds it."""
+    at once when another writer holds it.  ``other``: the flag that names
+    another index on this backend, for the message."""
     root = Path(root)
     try:
         root.mkdir(parents=True, exist_ok=True)
         path = root / ".lock"
         f = open(path, "a+", encoding="utf-8")
     except (NotADirectoryError, FileExistsError):
-        raise IndexError_(f"cannot use {root} as an index folder: a file is in the way; give another --index") from None
+        raise IndexError_(f"cannot use {root} as an index folder: a file is in the way; move it, or give another "
+                          f"{other}") from None
     except OSError as e:
         if isinstance(e, PermissionError) or getattr(e, "errno", None) == errno.EROFS:
             # Reading needs no lock: the chat goes on over a read-only index; only an ingest cannot write.

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import re
 import shlex
 import time
@@ -105,9 +106,42 @@ def connect(cfg):
             if attempt < attempts:
                 time.sleep(attempt)
                 continue
+            if cfg.milvus_lite and _read_only(Path(cfg.milvus_uri)):
+                raise IndexError_(f"cannot open the milvus-lite database {cfg.milvus_uri}: milvus-lite needs write "
+                                  "access to it even to search (a read-only copy cannot be opened); copy it where "
+                                  "this user may write, or serve it from a Milvus server") from None
             raise IndexError_(f"cannot open Milvus at {cfg.milvus_uri} ({type(e).__name__}: {str(e)[:160]}); "
                               "is another citebot process holding this milvus-lite file, or is the server down?") from None
     raise AssertionError("unreachable")
+
+
+def _identity(cfg) -> tuple[int, int] | None:
+    """Which milvus-lite database file is at the settings' path (None: none is)."""
+    try:
+        st = Path(cfg.milvus_uri).stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _release(uri: str, client) -> None:
+    """Stop this process's milvus-lite server for ``uri``, so the next client reads the file anew."""
+    try:
+        client.close()
+    except Exception:  # noqa: BLE001 - already closed, or its server gone
+        pass
+    try:
+        from milvus_lite.server_manager import server_manager_instance
+
+        server_manager_instance.release_server(uri)
+    except Exception:  # noqa: BLE001 - another milvus-lite: opening again says what is wrong
+        pass
+
+
+def _read_only(path: Path) -> bool:
+    """Whether a milvus-lite database (a file or folder) or the folder it would be made in cannot be written."""
+    target = path if path.exists() else path.parent
+    return target.exists() and not os.access(target, os.W_OK)
 
 
 def bm25_weights(counts: dict[str, int], tid: dict[str, int], avgdl: float, k1: float, b: float) -> dict[int, float]:
@@ -133,6 +167,7 @@ class MilvusIndex:
     def __init__(self, client, collection: str, manifest: dict):
         self.client, self.collection, self.manifest = client, collection, manifest
         self._cfg = None  # the settings it was opened with (``live`` opens the same place again)
+        self._file: tuple[int, int] | None = None  # the milvus-lite database file it read (device, inode)
         self.terms_collection = manifest["terms_collection"]
         self._n = int(manifest.get("n_chunks", 0))
         self._known: dict[str, tuple[int, int] | None] = {}
@@ -163,6 +198,7 @@ class MilvusIndex:
                               f"Rebuild it: {rebuild_command({**manifest, **where}, name)}") from None
         index = cls(client, name, manifest)
         index._cfg = cfg
+        index._file = _identity(cfg) if cfg.milvus_lite else None
         return index
 
     def live(self) -> MilvusIndex:
@@ -172,6 +208,11 @@ class MilvusIndex:
         terms collection belong to the index live now."""
         if self._cfg is None:
             return self
+        if self._cfg.milvus_lite and _identity(self._cfg) != self._file:
+            # The database was deleted (or deleted and made again by an ingest): this process's
+            # milvus-lite still served the old one from memory, so the chat kept answering from it.
+            _release(self._cfg.milvus_uri, self.client)
+            return MilvusIndex.open(self._cfg)
         try:
             now = json.loads(self.client.describe_collection(self.collection).get("properties", {})[MANIFEST])
         except Exception:  # noqa: BLE001 - gone or unreadable: opening again says which
@@ -480,7 +521,7 @@ def _drop_old(client, name: str) -> None:
         props = client.describe_collection(name).get("properties", {})
         terms = json.loads(props[MANIFEST]).get("terms_collection")
     except Exception:  # noqa: BLE001 - an older collection without a readable manifest
-        terms = None
+        terms = f"{name}_terms"  # the name a generation's terms collection has (it was left behind)
     client.drop_collection(name)
     if terms and client.has_collection(terms):
         client.drop_collection(terms)

@@ -272,8 +272,17 @@ def open_index(cfg) -> SearchIndex:
     return checked(index, cfg)
 
 
+def index_where(cfg) -> str:
+    """The index the settings name, as messages say it: its folder, or its Milvus collection."""
+    return f"Milvus collection {cfg.milvus_collection}" if cfg.backend == "milvus" else str(cfg.index)
+
+
+def another_index(cfg) -> str:
+    """How to give a run an index of its own, on this backend (``--index`` is a usage error on Milvus)."""
+    return "--set milvus_collection=NAME" if cfg.backend == "milvus" else "--index"
+
+
 def checked(index: SearchIndex, cfg) -> SearchIndex:
     """``index``, refused when the settings ask for another build than its stamp."""
-    where = f"Milvus collection {cfg.milvus_collection}" if cfg.backend == "milvus" else cfg.index
-    check_compatible(index.manifest, expected_stamp(cfg), where, cfg)
+    check_compatible(index.manifest, expected_stamp(cfg), index_where(cfg), cfg)
     return index
