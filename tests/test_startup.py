@@ -63,8 +63,9 @@ def test_bench_scale_section_runs_both_backends_and_checks_bm25_against_rank_bm2
 
 @pytest.mark.parametrize("args, says", [
     (["--sizes", "abc"], "--sizes takes whole numbers"),  # a traceback, after the sample section had run
-    (["--sizes", "0"], "--sizes takes chunk counts of 1 or more"),
-    (["--sizes", "20", "--backends", ","], "--backends takes local and/or milvus"),  # ran nothing, exit 0
+    (["--sizes", "0"], "--sizes takes chunk counts of 50 or more"),
+    (["--sizes", "30"], "--sizes takes chunk counts of 50 or more"),  # passed, then a traceback (top 50 of 30)
+    (["--sizes", "400", "--backends", ","], "--backends takes local and/or milvus"),  # ran nothing, exit 0
     (["--folder", "/nonexistent/kb"], "--folder /nonexistent/kb is not a folder"),
     (["--golden", "/nonexistent/g.json"], "--golden /nonexistent/g.json is not a file"),
 ])
