@@ -608,6 +608,9 @@ def test_a_scope_key_given_in_params_and_at_the_top_too_is_given_twice(tmp_path)
     ('{\n  "title": "Board notes",\n  "audience": "staff"\n}\n\n# Board\n\nApproved.\n', "line 3"),  # Hugo JSON
     ('{"params": {"tenant": "acme"}}\n\nAcme only.\n', "line 1"),
     ("Title: Old\nStatus: Deprecated\n\nThe old way.\n", "line 2"),
+    ("Base Header Level: 2\nAudience: staff\n\nStaff only.\n", "line 2"),  # a key with spaces ended the header
+    ("Title: X\nAudience: staff\nStaff only, no blank line.\n", "line 2"),  # text right below the keys
+    ('{"status": ["archived"]}\n\nOld.\n', "line 1"),  # a status given as a list
 ])
 def test_scope_in_a_metadata_format_not_read_fails_closed(tmp_path, text, where):
     # Read as text, these published a page its author had restricted.

@@ -1,4 +1,6 @@
 """Documentation markup read as the rendered page (index/markdown.py)."""
+import pytest
+
 from citebot.answer.extractive import chunk_units
 from citebot.index import chunker, documents, markdown
 
@@ -220,3 +222,18 @@ def test_a_link_reference_definition_never_reads_as_text(tmp_path):
     blocks = documents.load(tmp_path / "c.md", "c.md").blocks
     assert [(b.text, b.start) for b in blocks[1:]] == [
         ("The guide explains returns.", 3), ("See [the docs].", 8), ("A line\n[x]: y continues it.", 12)]
+
+
+@pytest.mark.parametrize("text", [
+    "<!-- x -->\n[//]: # (internal: pitaya4)\n\nText.",  # after a comment, which reads as nothing
+    "```\ncode\n```\n[//]: # (internal: pitaya4)\n\nText.",  # after a fence
+    "Title\n=====\n[//]: # (internal: pitaya4)\n\nText.",  # after a setext heading
+    "> [//]: # (internal: pitaya4)\n\nText.",  # in a block quote
+    "- item\n\n    [//]: # (internal: pitaya4)\n\nText.",  # in a list item
+    "[//]: #\n\"internal: pitaya4\"\n\nText.",  # its title on the next line
+    "[//]: # (internal:\npitaya4)\n\nText.",  # its title over two lines
+])
+def test_a_link_reference_definition_is_not_text_wherever_it_stands(tmp_path, text):
+    # CommonMark renders none of these; each was indexed and could be quoted.
+    write(tmp_path / "c.md", text)
+    assert "pitaya4" not in " ".join(b.text for b in documents.load(tmp_path / "c.md", "c.md").blocks)

@@ -39,8 +39,12 @@ _INCLUDE = re.compile(r"^\s*(?:\{\*.*\*\}|\{!.*!\}|--8<--\s.*|:::\s+[\w.]+)\s*$"
 _HTML_HEADING = re.compile(r"^\s*<h([1-6])(?:\s[^<>]*)?>(.*?)</h\1>\s*$", re.I)
 _HIDDEN_OPEN = re.compile(r"<!--|<(script|style)\b[^>]*>", re.I)  # what a reader never sees, up to its closer
 # "[label]: destination 'title'": a link reference definition (CommonMark); a footnote's "[^1]:" is text.
+# Its title may open and close on a later line ("[//]: # (internal:" ... "secret)"), or stand on the next one.
 _LINK_DEF = re.compile(r"""^ {0,3}\[(?!\^)(?:[^\]\\]|\\.)+\]:[ \t]*(?:<[^<>]*>|\S+)"""
-                       r"""(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^()]*\)))?[ \t]*$""")
+                       r"""(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^()]*\)|(?P<open>["'(])[^"'()]*))?[ \t]*$""")
+_TITLE_LINE = re.compile(r"""^[ \t]*(?:"[^"]*"|'[^']*'|\([^()]*\)|(?P<open>["'(])[^"'()]*)[ \t]*$""")
+_TITLE_CLOSER = {'"': '"', "'": "'", "(": ")"}
+_SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")  # a setext heading's underline (or a thematic break)
 _LIST_MARK = r"[-*+]\s|\d+[.)]\s"  # a list item's bullet or number
 _TABLE_OR_LIST = re.compile(rf"^\s*(?:\||{_LIST_MARK})")
 # What its indented lines below belong to (a list item, an admonition, a content tab, a
@@ -111,7 +115,9 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
     indented = False  # inside an indented code block (CommonMark): its lines are code, kept as written
     contained = False  # below a list item, admonition or tab, whose indented lines are its text
     blank = True  # the line before was blank (or there was none)
-    defining = False  # the line before was a link reference definition (another may follow it)
+    defining = False  # the line before was a link reference definition (another, or its title, may follow)
+    title: str | None = None  # the closer of a definition's title still open on the lines below
+    boundary = True  # the line before ended a block (a fence, a setext underline): a definition may start here
 
     def place_label_alone() -> None:
         nonlocal label
@@ -140,7 +146,11 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             fenced.append(line)
             if fence_closes(line, fence):
                 out.extend(_code_block(fenced, fence))
-                fence, fenced = None, []
+                fence, fenced, boundary = None, [], True
+            continue
+        if title is not None:  # a definition's title, still open: no text of the page
+            out.append("")
+            title = None if blank or title in line else title
             continue
         if hidden is not None:  # a fence inside a comment is the comment's (it was kept, searchable)
             line, hidden = _drop_hidden(line, hidden)
@@ -152,11 +162,18 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             place_label_alone()
             fence, fenced = opener, [line]
             continue
-        # A definition cannot interrupt a paragraph (CommonMark): it follows a blank line, a
-        # heading or another definition ("[//]: # (internal: ...)" was quoted as an answer).
-        heading = bool(out) and out[-1].lstrip().startswith("#")
-        defining = bool(_LINK_DEF.match(line)) and (after_blank or defining or heading)
-        if defining:
+        # A definition cannot interrupt a paragraph (CommonMark): it starts a block, after a
+        # blank or hidden line, a heading, a fence or another definition, in a quote or a list
+        # item too ("[//]: # (internal: ...)" was quoted as an answer).
+        starts = (after_blank or boundary or not out or not out[-1].strip() or out[-1].lstrip().startswith("#"))
+        was_defining, boundary = defining, bool(_SETEXT.match(line))
+        m = _LINK_DEF.match(_QUOTE_MARKS.sub("", line).lstrip()) if starts or was_defining else None
+        t = _TITLE_LINE.match(line) if was_defining and m is None else None
+        defining = m is not None
+        found = m or t
+        if found is not None:
+            opened = found.group("open")
+            title = _TITLE_CLOSER[opened] if opened else None
             out.append("")
             continue
         if _HIDDEN_OPEN.search(line):

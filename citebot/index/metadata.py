@@ -117,7 +117,7 @@ def split_front_matter(text: str) -> tuple[dict, list[str], int]:
 
 # MultiMarkdown / Python-Markdown "Meta-Data" (MkDocs' meta): "Key: value" lines up to
 # the first blank line, a continuation indented four spaces.
-_MMD_KEY = re.compile(r"^ {0,3}([A-Za-z0-9_-]+):\s*(.*)$")
+_MMD_KEY = re.compile(r"^ {0,3}([A-Za-z0-9_][A-Za-z0-9_ -]*):\s*(.*)$")  # MultiMarkdown keys may hold spaces
 _MMD_MORE = re.compile(r"^ {4,}\S")
 
 
@@ -144,14 +144,15 @@ def _foreign_metadata(lines: list[str], first: int) -> None:
                 break
             m = _MMD_KEY.match(lines[i])
             if m:
-                keys.append((m.group(1), m.group(2).strip(), i))
+                keys.append((m.group(1).replace(" ", ""), m.group(2).strip(), i))  # "Base Header Level"
             elif not (keys and _MMD_MORE.match(lines[i])):
-                return  # a line of text: not a metadata header
+                break  # a line of text ends the header (Python-Markdown reads the keys above it)
         kind = "a MultiMarkdown metadata header"
     for key, value, i in keys:
         k = key.strip().lower()
         k = k if k in SCOPE_KEYS else misspelt(k, value) or ""
-        if k in ("audience", "tenant") or (k == "status" and str(value).strip().lower() in STATUS_WORDS):
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if k in ("audience", "tenant") or (k == "status" and any(str(v).strip().lower() in STATUS_WORDS for v in values)):
             where = _line_of(key, lines[first:], first + 1) if kind.startswith("JSON") else f"line {i + 1}"
             raise UnreadableDocument(f"{where}: {k} is given in {kind}, which citebot does not read; "
                                      f"write it as YAML front matter between --- lines ('---', '{k}: ...', '---')")

@@ -62,8 +62,10 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # a ":" (fastapi-docs en/zh: 8 of 4,406 chunks lose their "> "; the sample: unchanged); 21: an HTML cell
 # spanning into a column a rowspan held takes it, and rowspan="0" runs to the table's end (the sample: unchanged);
 # 22: a Markdown link reference definition ("[//]: # (a note)") is not text, and scope given in JSON front
-# matter or a MultiMarkdown header fails closed (a rebuild re-reads every file; fastapi-docs, the sample: unchanged)
-CHUNKER_VERSION = 22
+# matter or a MultiMarkdown header fails closed (a rebuild re-reads every file; fastapi-docs, the sample: unchanged);
+# 23: such a definition after a comment, a fence or a setext heading, in a quote or a list item, or with its
+# title on the lines below, and a MultiMarkdown key with spaces or text right below the header (the same: unchanged)
+CHUNKER_VERSION = 23
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
