@@ -99,9 +99,11 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
         return cli.fail(str(e), cli.EXIT_USAGE)
     except _runtime_errors() as e:
         return cli.fail(str(e))
-    except KeyboardInterrupt:  # a blank line alone left the user guessing what was lost
+    except KeyboardInterrupt as e:  # a blank line alone left the user guessing what was lost
         print(file=sys.stderr)  # past the progress line
-        if cfg.backend == "milvus" and not args.rebuild:  # an update there is written in place, not switched to
+        from citebot.index.build import InterruptedInPlace
+
+        if isinstance(e, InterruptedInPlace):  # an update there is written in place, not switched to
             return cli.fail("ingest interrupted; the Milvus collection is updated in place, so it may hold some of "
                             "this run's changes and not others: run the same command again to finish it (the "
                             "embeddings made so far are kept)", 130)

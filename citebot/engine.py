@@ -62,6 +62,7 @@ class Turn:
     scored: list[Scored] = field(default_factory=list)  # the shown chunks' units, best first
     signals: gate.Signals | None = None  # what the refusal gate decided on
     p_answerable: float | None = None
+    gated: bool = False  # refused by the refusal gate (P(answerable) below the threshold), before any answer
     timings_ms: dict = field(default_factory=dict)
     # Where the shown chunks came from, as indexed: the documents folder and each
     # source's sha1 (/show says when the file on disk has changed since).
@@ -239,6 +240,7 @@ class Engine:
                                     r.hits[0].scores["rerank"] if reranked else None, r.core_first)
         turn.p_answerable = gate.probability(turn.signals, gate.model(model, cfg.rerank_model if reranked else None))
         if cfg.use_gate and turn.p_answerable < cfg.gate_threshold:
+            turn.gated = True
             return gate.reason(turn.signals, turn.p_answerable, cfg.gate_threshold)
         return None
 

@@ -74,6 +74,8 @@ def streamed_in(parts, n: int):
     ("Refunds take 14 days [2 1-2 7].", "Refunds take 14 days [2, 1].", [2, 1], 1),
     ("退款需要14天【1，9】。", "退款需要14天[1]。", [1], 1),  # full-width comma: 9 was shown unchecked
     ("退款需要14天[1、9]。", "退款需要14天[1]。", [1], 1),  # ideographic comma
+    ("退款需要14天【1】，【9】。", "退款需要14天[1]。", [1], 1),  # separate brackets: it kept "，" and lost nothing
+    ("退款需要14天[1]、[9]。", "退款需要14天[1]。", [1], 1),
 ])
 def test_every_citation_form_a_model_writes_is_checked_streamed_or_whole(text, clean, cited, stripped):
     c = clean_citations(text, n_shown=2)

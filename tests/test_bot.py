@@ -430,32 +430,47 @@ def test_show_says_when_the_cited_file_changed_or_went_since_it_was_indexed(tmp_
 
 
 def test_a_chat_typed_at_a_terminal_with_stdout_to_a_file_keeps_its_prompt_on_the_terminal(sample_index, tmp_path):
-    # The prompt, the banner and the typed keys went into the file among the answers; the terminal showed nothing.
+    # The prompt, the banner, the typed keys and /why went into the file among the answers; the terminal showed nothing.
     import pty
     import select
     main, side = pty.openpty()
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TERM": "dumb", "CITEBOT_EMBED_MODEL": "packaged",
            "CITEBOT_USE_RERANK": "0", "CITEBOT_DATA_DIR": str(tmp_path / "data")}
-    with open(tmp_path / "answers.txt", "w") as f:
+    answers = tmp_path / "answers.txt"
+    with open(answers, "w") as f:
         p = subprocess.Popen([sys.executable, str(ROOT / "bot.py"), "--index", sample_index.index],
                              stdin=side, stdout=f, stderr=side, env=env)
     os.close(side)
     seen = b""
 
-    def read_until(count: int) -> None:
+    def wait_for(done) -> None:
         nonlocal seen
         end = time.monotonic() + 120
-        while seen.count(b"you>") < count and time.monotonic() < end:
-            if select.select([main], [], [], 0.5)[0]:
+        while not done() and time.monotonic() < end:
+            if select.select([main], [], [], 0.2)[0]:
                 try:
                     seen += os.read(main, 4096)
                 except OSError:
                     return
-    read_until(1)
+    wait_for(lambda: b"you>" in seen)
     os.write(main, b"what does E4032 mean?\r")
-    read_until(2)
+    wait_for(lambda: "Sources:" in answers.read_text())
+    os.write(main, b"/why\r")  # a command typed at the terminal answers there (it went into the file)
+    wait_for(lambda: b"timings ms" in seen)
     os.write(main, b"\x04")
     assert p.wait(60) == 0
-    answers = (tmp_path / "answers.txt").read_text()
-    assert "you>" in seen.decode() and "ask about your documents" in seen.decode()
-    assert "E4032" in answers and "Sources:" in answers and "you>" not in answers and "ask about" not in answers
+    text = answers.read_text()
+    assert "ask about your documents" in seen.decode() and "typed:" in seen.decode()
+    assert "E4032" in text and "Sources:" in text
+    assert not any(w in text for w in ("you>", "ask about", "typed:"))
+
+
+def test_weight_followup_weighs_the_follow_up_forms_lists_against_the_typed_turn(sample_engine):
+    # A turn that changes the subject: at 1 the old topic's page leads (a review's case); at 0 the typed
+    # turn's own first hit does (the joined form's expansions keep their weight, so it is not the same list).
+    asked, history = "how long is the warranty?", ["what is the price match policy?"]
+    alone = sample_engine.search(asked, [], Scope())[1].hits[0].chunk.source
+    full = sample_engine.search(asked, history, Scope())[1]
+    none = sample_engine.configured(sample_engine.cfg.replace(weight_followup=0.0)).search(asked, history, Scope())[1]
+    assert full.hits[0].chunk.source == "policies/price-match.md" != alone
+    assert none.hits[0].chunk.source == alone == "policies/limited-warranty.pdf"

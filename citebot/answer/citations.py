@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from citebot.config import REFUSAL
 
 # Brackets ASCII or full-width (［1］, 【1】), a footnote's "^" ([^1]), numbers
-# listed with "," or ";" or a space or ranged with a hyphen or dash, spaces and
+# listed with "," or ";" (or their full-width and ideographic forms) or a space or ranged with a hyphen or dash, spaces and
 # zero-width characters between: a model writes each, and a mark the check
 # missed reached the screen unchecked.
 _OPENERS = "[［【"
@@ -69,7 +69,7 @@ _BARE_SOURCES = re.compile(f"(?:^|\\n|(?<=[.!?]))\\s*{_LABEL}\\s*:[{_GAP}{_LIST}
 _LABEL_SO_FAR = re.compile(r"(?:^|\n|(?<=[.!?]))[ \t]*([A-Za-z]+)$")  # a last word that may still grow into one
 _WORD = re.compile(r"\w")
 _LETTER = re.compile(r"[^\W\d_]")
-_LISTED = re.compile(r"\][,;]$")  # a citation with a list separator after it
+_LISTED = re.compile(f"[{_CLOSE}][{_LIST}]$")  # a citation with a list separator after it ("[1], " or "【1】，")
 
 
 _PART = re.compile(f"(\\d+)\\s*[{_RANGE}]\\s*(\\d+)|(\\d+)")  # a range, or one number
@@ -296,7 +296,7 @@ class AnswerStream:
 
     def _listed(self) -> bool:
         """Whether the body ends in a comma (or ";") right where a citation was stripped."""
-        return self.stripped_at == len(self.body) - 1 and self.body[-1:] in (",", ";")
+        return self.stripped_at == len(self.body) - 1 and self.body[-1:] != "" and self.body[-1] in _LIST
 
     def _reopened(self, body: str, group: re.Pattern = _CUT_GROUP) -> int:
         """Where a group still open at the end of ``body`` round the last stripped

@@ -60,11 +60,10 @@ def _page(page: int | None) -> str:
 def sources_text(turn: Turn | None) -> str:
     if turn is None:
         return "No sources yet."
+    read = f"; /show 1-{len(turn.context.shown)} shows the passages it read" if turn.context.shown else ""
     if turn.error:
-        read = f"; /show 1-{len(turn.context.shown)} shows the passages it read" if turn.context.shown else ""
         return f"The last turn got no answer ({safe_line(turn.error)}){read}."
     if not turn.citations:  # a refusal: nothing cited, though passages may have been read
-        read = f"; /show 1-{len(turn.context.shown)} shows the passages it read" if turn.context.shown else ""
         return f"The last answer cited no sources{read}."
     lines = ["Sources:"]
     for c in turn.citations:

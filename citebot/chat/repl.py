@@ -226,17 +226,17 @@ class Chat:
         if name in ("/quit", "/exit"):
             return "quit"
         if name == "/help":
-            self.say(render.HELP)
+            self.say(render.HELP, self.ui)
         elif name == "/sources":
-            self.say(render.sources_text(self.last))
+            self.say(render.sources_text(self.last), self.ui)
         elif name == "/show":
-            self.say(render.show_text(self.last, arg.strip()))
+            self.say(render.show_text(self.last, arg.strip()), self.ui)
         elif name == "/why":
-            self.say(render.why_text(self.last))
+            self.say(render.why_text(self.last), self.ui)
         elif name == "/new":
             self.convo.reset()
             self.last = None
-            self.say("Started a new conversation.")
+            self.say("Started a new conversation.", self.ui)
         else:
             self.problem(f"unknown command {safe_line(name)}; /help lists the commands")
         return None
@@ -247,7 +247,7 @@ class Chat:
         if self.session is None:
             cli.warn(msg)
         else:
-            self.say(f"({msg})")
+            self.say(f"({msg})", self.ui)
 
     def ask(self, text: str) -> None:
         engine = self.convo.engine
@@ -264,7 +264,7 @@ class Chat:
         except KeyboardInterrupt:
             if self.session is None:
                 raise  # from a pipe: stdout holds answers alone, and the run stops (exit 130)
-            self.say("\n(cancelled)")
+            self.say("\n(cancelled)", self.ui)
             return
         except (IndexError_, ModelUnavailable) as e:  # a model that would not load, found at first use
             self.failed += 1

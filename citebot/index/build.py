@@ -43,6 +43,10 @@ from citebot.terminal import safe_name
 EMBED_BATCH = 256
 
 
+class InterruptedInPlace(KeyboardInterrupt):
+    """Ctrl-C while a Milvus collection was being updated in place: it may hold part of the run."""
+
+
 @dataclass
 class Report:
     added: list[str] = field(default_factory=list)  # source paths
@@ -269,8 +273,7 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
     progress = Progress(log)
     # Local: the index folder's lock.  milvus-lite lets one process open its
     # file (a second fails at once, with a message); a server has no lock here.
-    with lock.writer(_state_dir(cfg), wait=wait, log=progress.warn,
-                     other="--set milvus_uri=PATH" if cfg.backend == "milvus" else "--index"):
+    with lock.writer(_state_dir(cfg), wait=wait, log=progress.warn, other=another_index(cfg)):
         report = _ingest(folder, cfg, rebuild, embedder, list(include), follow_links, progress)
     progress.done()
     return report
@@ -388,8 +391,14 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
 
         manifest.update(backend="milvus", milvus_uri=cfg.milvus_uri, milvus_collection=cfg.milvus_collection,
                         milvus_index=cfg.milvus_index)
-        milvus.write(cfg, chunks, vectors, counts, manifest, None if rebuild or retype else prev.index,  # type: ignore[arg-type]
-                     set(report.added) | set(report.changed), {c.id for cs in prev.by_source.values() for c in cs})
+        in_place = None if rebuild or retype else prev.index
+        try:
+            milvus.write(cfg, chunks, vectors, counts, manifest, in_place,  # type: ignore[arg-type]
+                         set(report.added) | set(report.changed), {c.id for cs in prev.by_source.values() for c in cs})
+        except KeyboardInterrupt:
+            if in_place is not None:  # a fresh collection is switched to at the end; this one is written as it goes
+                raise InterruptedInPlace() from None
+            raise
     else:
         try:
             gen = LocalIndex(chunks, vectors, manifest, counts=counts).save(cfg.index)

@@ -52,7 +52,7 @@ def writer(root: str | Path, wait: bool = True, log=None, other: str = "--index"
             # Reading needs no lock: the chat goes on over a read-only index; only an ingest cannot write.
             chats = " (chats over it still work)" if (root / "CURRENT").exists() else ""
             raise IndexError_(f"cannot write to the index folder {root} ({e.strerror or e}); an ingest needs write "
-                              f"access there{chats}, or give another --index") from None
+                              f"access there{chats}, or give another {other}") from None
         raise IndexError_(f"cannot open the index folder {root}: {e.strerror or e}") from None
     with f:
         if fcntl is not None:

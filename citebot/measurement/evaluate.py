@@ -161,10 +161,8 @@ def run_answers(engine: Engine, qs: list[Question], judge: Judge | None = None) 
         if judge is not None and q.answerable and not turn.refused and turn.quoted:
             rel = judge.relevant(q)
             precision = sum(turn.context.shown[n - 1].id in rel for n in turn.quoted) / len(turn.quoted)
-        gated = bool(turn.refused and engine.cfg.use_gate and turn.p_answerable is not None
-                     and turn.p_answerable < engine.cfg.gate_threshold)
         out[q.id] = AnswerResult(q.id, turn.answer, turn.refused, correct, turn.unsupported, turn.stripped, texts,
-                                 ms, turn.model_calls, turn.answer_score, turn.error, precision, gated)
+                                 ms, turn.model_calls, turn.answer_score, turn.error, precision, turn.gated)
     return out
 
 
