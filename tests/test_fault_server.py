@@ -188,3 +188,21 @@ def test_a_timeout_asked_again_says_how_many_times(fake):
     fake.script = [{"hang": 0.4}] * 3
     with pytest.raises(llm.LLMError, match=r"did not answer within 0.2 s, asked 3 times"):
         "".join(model.stream("s", "u"))
+
+
+def test_a_turn_that_failed_before_searching_is_not_explained_as_the_turn_before(convo, fake, monkeypatch):
+    from citebot.index.store import IndexError_
+    fake.script = ["Returns are not accepted [1]."]
+    out = io.StringIO()
+    chat = Chat(convo, out=out)
+    chat.ask(Q)
+    def gone(*a, **k):
+        raise IndexError_("no index at /tmp/gone")
+    monkeypatch.setattr(convo.engine, "ask", gone)
+    chat.ask("how long do refunds take?")
+    chat.command("/why")  # it printed the trace of "can I return an opened item?"
+    assert out.getvalue().rstrip().endswith("The last turn failed before it searched anything (no index at /tmp/gone); "
+                                            "ask again once that is fixed.")
+    chat.command("/new")
+    chat.command("/why")
+    assert out.getvalue().rstrip().endswith("Nothing to explain yet: ask a question first.")

@@ -150,6 +150,7 @@ class Chat:
         self.last: Turn | None = None
         self.waited = False
         self.failed = 0  # turns that got no answer (a model server down, the index gone)
+        self.broke: str | None = None  # why the last turn failed before it searched (the index gone, no model)
         self.note = note  # what is missing, and the command that fixes it
         self.lines = None if lines is None else iter(lines)
         # Typed at a terminal with stdout sent to a file: the prompt, the banner and the
@@ -227,6 +228,9 @@ class Chat:
             return "quit"
         if name == "/help":
             self.say(render.HELP, self.ui)
+        elif name in ("/sources", "/show", "/why") and self.broke:
+            self.say(f"The last turn failed before it searched anything ({self.broke}); ask again once that is "
+                     "fixed.", self.ui)
         elif name == "/sources":
             self.say(render.sources_text(self.last), self.ui)
         elif name == "/show":
@@ -235,7 +239,7 @@ class Chat:
             self.say(render.why_text(self.last), self.ui)
         elif name == "/new":
             self.convo.reset()
-            self.last = None
+            self.last, self.broke = None, None
             self.say("Started a new conversation.", self.ui)
         else:
             self.problem(f"unknown command {safe_line(name)}; /help lists the commands")
@@ -268,7 +272,9 @@ class Chat:
             return
         except (IndexError_, ModelUnavailable) as e:  # a model that would not load, found at first use
             self.failed += 1
-            print(f"citebot: {safe_line(str(e))}", file=sys.stderr, flush=True)
+            # Nothing was searched: /why explained the turn before as if it were this one.
+            self.broke = safe_line(str(e))
+            print(f"citebot: {self.broke}", file=sys.stderr, flush=True)
             return
         self.failed += turn.error is not None
-        self.last = turn  # a turn the model failed still searched: /why and /show explain it
+        self.last, self.broke = turn, None  # a turn the model failed still searched: /why and /show explain it
