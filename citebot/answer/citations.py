@@ -295,7 +295,7 @@ class AnswerStream:
         return _LISTED.search(self.body, max(0, len(self.body) - 3)) is not None
 
     def _listed(self) -> bool:
-        """Whether the body ends in a comma (or ";") right where a citation was stripped."""
+        """Whether the body ends in a list separator ("," ";" or a full-width one) right where a citation was stripped."""
         return self.stripped_at == len(self.body) - 1 and self.body[-1:] != "" and self.body[-1] in _LIST
 
     def _reopened(self, body: str, group: re.Pattern = _CUT_GROUP) -> int:

@@ -151,8 +151,7 @@ def _foreign_metadata(lines: list[str], first: int) -> None:
     for key, value, i in keys:
         k = key.strip().lower()
         k = k if k in SCOPE_KEYS else misspelt(k, value) or ""
-        values = value if isinstance(value, (list, tuple)) else [value]
-        if k in ("audience", "tenant") or (k == "status" and any(str(v).strip().lower() in STATUS_WORDS for v in values)):
+        if k in ("audience", "tenant") or (k == "status" and names_status(value)):
             where = _line_of(key, lines[first:], first + 1) if kind.startswith("JSON") else f"line {i + 1}"
             raise UnreadableDocument(f"{where}: {k} is given in {kind}, which citebot does not read; "
                                      f"write it as YAML front matter between --- lines ('---', '{k}: ...', '---')")
@@ -226,10 +225,15 @@ def misspelt(key: str, value) -> str | None:
     if len(key) < 5:
         return None
     near = next((k for k in SCOPE_KEYS if _one_edit(key, k)), None)
-    values = value if isinstance(value, (list, tuple)) else [value]
-    if near == "status" and not any(str(v).strip().lower() in STATUS_WORDS for v in values):
+    if near == "status" and not names_status(value):
         return None
     return near
+
+
+def names_status(value) -> bool:
+    """Whether ``value`` (or an item of a list) is a word a status is written in."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return any(str(v).strip().lower() in STATUS_WORDS for v in values)
 
 
 def normalize(meta: dict, lines: Sequence[str] = (), line0: int = 1, place: str | None = None) -> dict:

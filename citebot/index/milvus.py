@@ -414,7 +414,7 @@ def write(cfg, chunks: list[Chunk], vectors: np.ndarray, counts: list[dict[str, 
     if previous is None:
         _drop_orphans(client, cfg.milvus_collection)  # what earlier failed rebuilds left behind
         name = _create(client, cfg, int(manifest["embed_dim"]))
-        terms_name = name + "_terms"
+        terms_name = terms_of(name)
         try:
             _insert(client, name, rows(lambda c: True))
             _insert(client, terms_name, terms, 5000)
@@ -473,7 +473,7 @@ def _create(client, cfg, dim: int) -> str:
     client.create_collection(name, schema=_schema(client, dim), index_params=_index_params(client, cfg))
     tip = client.prepare_index_params()
     tip.add_index(field_name="v", index_type="FLAT", metric_type="L2")
-    client.create_collection(name + "_terms", schema=_terms_schema(client), index_params=tip)
+    client.create_collection(terms_of(name), schema=_terms_schema(client), index_params=tip)
     return name
 
 
@@ -508,7 +508,7 @@ def _drop_orphans(client, alias: str) -> None:
         live = client.describe_alias(alias)["collection_name"] if client.has_collection(alias) else None
     except Exception:  # noqa: BLE001 - a plain collection under that name: _switch says so
         return
-    keep = {live, f"{live}_terms"} if live else set()
+    keep = {live, terms_of(live)} if live else set()
     # Exactly this alias's generation names: "kb__eu" (a name the config allows) is another index.
     ours = re.compile(re.escape(alias) + r"__\d{20}(?:_terms)?")
     for n in client.list_collections():
@@ -516,12 +516,17 @@ def _drop_orphans(client, alias: str) -> None:
             client.drop_collection(n)
 
 
+def terms_of(name: str) -> str:
+    """The name of a chunk collection's terms collection."""
+    return name + "_terms"
+
+
 def _drop_old(client, name: str) -> None:
     try:
         props = client.describe_collection(name).get("properties", {})
         terms = json.loads(props[MANIFEST]).get("terms_collection")
     except Exception:  # noqa: BLE001 - an older collection without a readable manifest
-        terms = f"{name}_terms"  # the name a generation's terms collection has (it was left behind)
+        terms = terms_of(name)  # found by its name (without it, the rebuild left it behind)
     client.drop_collection(name)
     if terms and client.has_collection(terms):
         client.drop_collection(terms)

@@ -262,6 +262,11 @@ def _term_re(term: str) -> re.Pattern:
     return re.compile(r"(?<!\w)" + r"\s+".join(parts) + r"(?!\w)", re.IGNORECASE)
 
 
+def _swap(pat: re.Pattern, other: str, text: str) -> str:
+    """``text`` with ``pat``'s matches replaced by ``other``, literally (a "\\" in it is no group reference)."""
+    return pat.sub(other.replace("\\", "\\\\"), text)
+
+
 def expand(query: str, groups) -> tuple[str, ...]:
     """Extra queries from synonym groups (see the module docstring)."""
     out: list[str] = []
@@ -281,7 +286,7 @@ def expand(query: str, groups) -> tuple[str, ...]:
         if others:
             swaps.append((pat, others[0]))
         for other in others:
-            q = pat.sub(other.replace("\\", "\\\\"), query)  # a literal replacement
+            q = _swap(pat, other, query)
             k = _key(q)
             if k not in seen:
                 seen.add(k)
@@ -291,7 +296,7 @@ def expand(query: str, groups) -> tuple[str, ...]:
         # "refund ... gift card", the documents' words, was never searched.
         q = query
         for pat, other in swaps:
-            q = pat.sub(other.replace("\\", "\\\\"), q)
+            q = _swap(pat, other, q)
         if _key(q) not in seen:
             out.append(q)
     return tuple(out)
