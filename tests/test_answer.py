@@ -468,6 +468,24 @@ def test_a_sentence_that_introduces_another_brings_it_within_three_sentences():
     assert ex.quoted == [1, 1, 1]
 
 
+def test_a_quote_never_runs_into_an_admonition_nor_back_out_of_one():
+    # The docs' code block after "that you want:" is an include citebot cannot show; the quote went on
+    # into the warning below it ("... that you want: Warning: When you return a Response ...").
+    text = ("Refunds reach the card in 14 days. To get a refund, open the order and choose:\n\n"
+            "Warning: A refund on a gift card reaches the card in 30 days.\n\nRefunds by mail take longer.")
+    ctx = answer_ctx.Context([hit(1, text)])
+    q = "how do I get a refund on the card?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    # Best "To get a refund, open the order and choose:" (get, refund); its neighbour before holds "refund"
+    # and "card" and joins; the warning after it holds them too, but an aside is not what ":" introduces.
+    assert ex.text == "“Refunds reach the card in 14 days. To get a refund, open the order and choose:” [1]"
+    # Asked what the warning answers, the quote starts at it and does not reach back before it.
+    q = "how long for a refund on a gift card?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    assert ex.text.startswith("“Warning: A refund on a gift card reaches the card in 30 days.")
+    assert "choose" not in ex.text
+
+
 def test_a_table_row_is_quoted_under_its_header_and_code_whole():
     ctx = answer_ctx.Context([hit(1, "| Size | Height |\n|---|---|\n| M | 165-178 cm |\n| L | 178-188 cm |"),
                               hit(2, "Install it:\n\n```\npip install fastapi\n```")])

@@ -16,6 +16,9 @@ def test_admonitions_become_labelled_text_and_closers_vanish():
     assert out[5:8] == ["", "Note (Technical Details): Starlette does it.", ""]
     assert out[8:10] == ["", "    Warning (Careful): Do not."]
     assert out[10:] == ["Info:", "```", "x = 1", "```", ""]  # a block opening with code: the label on its own line
+    # The answerer knows each labelled line opens an aside (it does not run a quote into one).
+    assert [bool(markdown.ASIDE.match(x.strip())) for x in out if x.strip()] == [True, True, True] + [False] * 4
+    assert markdown.ASIDE.match("Note (注意)： 中文") and not markdown.ASIDE.match("Notes: plain text")
 
 
 def test_includes_comments_and_anchors_are_dropped():

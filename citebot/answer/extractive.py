@@ -40,6 +40,7 @@ import regex
 
 from citebot.answer.context import Context
 from citebot.config import REFUSAL
+from citebot.index.markdown import ASIDE
 from citebot.index.store import TermStat
 from citebot.search import analyzer
 from citebot.search.models import on_scale
@@ -384,6 +385,13 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
     item = best.unit.item
     lo = hi = best.unit.i
 
+    def aside(j: int) -> bool:
+        """Unit j opens an admonition ("Warning: ...", "Note: ..."): a quote
+        never runs into one from the text before it, nor back out of one (the
+        sentence ending "that you want:" went on "Warning: When you return a
+        `Response` ...", where the docs had a code block citebot cannot show)."""
+        return j in chunk and chunk[j].unit.kind == "sentence" and bool(ASIDE.match(chunk[j].unit.text))
+
     def own(j: int) -> set[str]:
         """The question terms unit j's own text holds (a row's beyond its header's words):
         ``terms`` counts the heading's too, and every row under "## Pricing tiers" held "pricing"."""
@@ -400,14 +408,14 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
             return bool(own(j) - set().union(*(set(same[i].terms) for i in range(lo, hi + 1))))
         return True
     while hi - lo + 1 < limit and best.unit.kind != "code":
-        near = [j for j in (lo - 1, hi + 1) if j in same]
+        near = [j for j in (lo - 1, hi + 1) if j in same and not aside(max(j, lo))]
         nxt = [j for j in near if item is not None and same[j].unit.item == item] or [j for j in near if joins(j)]
         if not nxt:
             break
         j = max(nxt, key=lambda j: same[j].lexical)
         lo, hi = min(lo, j), max(hi, j)
     quote = [same[j].unit for j in range(lo, hi + 1)]
-    if quote[-1].text.rstrip().endswith((":", "：")) and hi + 1 in chunk:
+    if quote[-1].text.rstrip().endswith((":", "：")) and hi + 1 in chunk and not aside(hi + 1):
         introduced = chunk[hi + 1].unit
         if len(quote) < limit or introduced.kind != "sentence":
             quote.append(introduced)
@@ -418,7 +426,7 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
     # One neighbour of another kind may join when it is about the question too:
     # the sentence that says what a code block does, the code a sentence introduces.
     other = [j for j in (quote[0].i - 1, quote[-1].i + 1) if j in chunk and chunk[j].unit.kind != best.unit.kind
-             and chunk[j].lexical >= NEIGHBOUR * best.lexical > 0]
+             and chunk[j].lexical >= NEIGHBOUR * best.lexical > 0 and not aside(max(j, quote[0].i))]
     if other and len(quote) < limit:
         j = max(other, key=lambda j: chunk[j].lexical)
         quote = [chunk[j].unit, *quote] if j < quote[0].i else [*quote, chunk[j].unit]

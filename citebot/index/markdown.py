@@ -98,6 +98,15 @@ def _strip_tags(text: str) -> str:
     return html.unescape(text) if "&" in text else text
 
 
+# The kinds of aside (admonition, callout) whose label ``_label`` writes: a
+# sentence that opens with one ("Warning: ...", "Note (注意): ...") starts an
+# aside, not the next thought of the text before it (the answerer's ``ASIDE``).
+ASIDE_KINDS = ("note", "tip", "info", "warning", "danger", "details", "caution", "important", "hint", "check",
+               "example", "abstract", "summary", "success", "question", "failure", "bug", "quote", "attention",
+               "error", "todo")
+ASIDE = re.compile(r"^(?:" + "|".join(k.capitalize() for k in ASIDE_KINDS) + r")(?: \([^)\n]*\))?[:：] ")
+
+
 def _label(kind: str, title: str | None) -> str:
     title = (title or "").replace("**", "").strip()
     kind = kind.replace("-", " ").capitalize()
