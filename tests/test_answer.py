@@ -405,6 +405,18 @@ def test_extractive_refuses_an_identifier_no_document_in_scope_holds():
     assert ex.text == REFUSAL and "'e4099', which no document contains" in ex.reason
 
 
+def test_an_unknown_identifier_refuses_only_a_question_about_it():
+    # A pasted traceback's "python3.12" refused "HTTPException: 404 Not Found": the identifier must hold
+    # IDENT_SHARE (0.3) of the question's idf mass. Here python3.12 has idf 3, the other eight terms 1.
+    ctx = answer_ctx.Context([hit(1, "Error E4032 means the clock is off.")])
+    stats = IDF({"python3.12": TermStat(3.0, False)})
+    q = "on python3.12 the screen shows error E4032 each morning: what does the clock error mean?"
+    ex = ex_mod.extractive(q, terms(q), ctx, stats, min_score=0.0)  # 3 / (3 + 8) = 0.27: answered
+    assert ex.text == "“Error E4032 means the clock is off.” [1]"
+    q = "python3.12 clock error"  # 3 / (3 + 2) = 0.6: it is what the question asks about
+    assert "'python3.12', which no document contains" in ex_mod.extractive(q, terms(q), ctx, stats).reason
+
+
 def test_context_terms_count_half_so_the_typed_turn_leads():
     # "and the deposit?" after an e-bike question: the e-bike deposit beats the tent one.
     ctx = answer_ctx.Context([hit(2, "A $50 security deposit is held for each tent rental."),

@@ -91,6 +91,9 @@ LEAD = 0.8  # a unit of the asked kind leads when it has this share of the best 
 # halves (0.05-0.3 tried, with SECOND 0.8-1.0).  Thresholds and the gate read
 # the units' own scores.
 TOP_CHUNK = 0.1
+# An unknown identifier refuses a question when it holds this share of the
+# question's idf mass (``unknown_identifier``).
+IDENT_SHARE = 0.3
 
 
 @dataclass(frozen=True)
@@ -325,9 +328,17 @@ def variants(question: Sequence[str], context: Sequence[str], expansions: Sequen
 def unknown_identifier(terms: Sequence[Sequence[str]], stats: Mapping[str, TermStat]) -> str | None:
     """An identifier the question names that no chunk in scope holds, when
     every searched query names one ("2FA" is unknown, but its expansion
-    "two-factor authentication" is fine)."""
-    unknown = [[t for t in ts if analyzer.is_identifier(t) and not stats[t].in_scope] for ts in terms]
-    return unknown[0][0] if unknown and all(unknown) else None
+    "two-factor authentication" is fine) and it is what the query asks about:
+    at least ``IDENT_SHARE`` of its idf mass ("what does error E4099 mean?"
+    0.56). A pasted traceback's "python3.12" (0.06 of its 35 terms) says
+    where the asker's Python lives, not that the documents lack the answer."""
+    def named(ts: Sequence[str]) -> list[str]:
+        uniq = list(dict.fromkeys(ts))
+        unknown = [t for t in uniq if analyzer.is_identifier(t) and not stats[t].in_scope]
+        total = sum(stats[t].idf for t in uniq)
+        return unknown if total and sum(stats[t].idf for t in unknown) >= IDENT_SHARE * total else []
+    found = [named(ts) for ts in terms]
+    return found[0][0] if found and all(found) else None
 
 
 def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Context, stats: Mapping[str, TermStat],
