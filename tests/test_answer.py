@@ -498,6 +498,25 @@ def test_a_quote_never_runs_into_an_admonition_nor_back_out_of_one():
     assert "choose" not in ex.text
 
 
+def test_a_list_items_words_are_the_context_of_its_sentences():
+    # "Defaults to `600`." is max_age's default only beside "`max_age` - Sets a maximum time ...": scored
+    # alone it held "default" and nothing else, and the other item's "Default timeout ..." won.
+    text = ("* `timeout` - Default timeout is set per request. Defaults to `30`.\n"
+            "* `max_age` - Sets a maximum time. Defaults to `600`.")
+    ctx = answer_ctx.Context([hit(1, text)])
+    q = "what is the default max_age?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    # "Defaults to `600`." holds "default" (1) and, through its item, "max_age" (0.5): 1.5 / 2; the timeout
+    # item's sentences hold "default" alone: 1 / 2. Its item brings "`max_age` - Sets a maximum time." first.
+    assert ex.text == "“`max_age` - Sets a maximum time. Defaults to `600`.” [1]"
+    # Scored: the question's terms are default, max, age (idf 1 each). "Defaults to `600`." holds default and,
+    # through its item, max and age at half: (1 + 0.5 + 0.5) / 3; the timeout item's "Defaults to `30`." 1 / 3.
+    scored = {s.unit.text: s for s in ex.scores}
+    assert scored["Defaults to `600`."].lexical == pytest.approx(2 / 3)
+    assert scored["Defaults to `600`."].terms == {"default", "max", "age"}
+    assert scored["Defaults to `30`."].lexical == pytest.approx(1 / 3)
+
+
 def test_a_table_row_is_quoted_under_its_header_and_code_whole():
     ctx = answer_ctx.Context([hit(1, "| Size | Height |\n|---|---|\n| M | 165-178 cm |\n| L | 178-188 cm |"),
                               hit(2, "Install it:\n\n```\npip install fastapi\n```")])

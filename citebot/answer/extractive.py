@@ -353,15 +353,23 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
     cands: list[Scored] = []
     for n, h in enumerate(ctx.shown, 1):
         heading = set(analyzer.analyze(" ".join((h.chunk.title, *h.chunk.headings))))
-        for u in chunk_units(n, h.chunk.text):
-            words = set(analyzer.analyze(u.text))
-            lex = max((sum(stats[t].idf * w * (1.0 if t in words else 0.5 if t in heading else 0.0)
+        units_ = chunk_units(n, h.chunk.text)
+        analyzed = [set(analyzer.analyze(u.text)) for u in units_]
+        # A list item's words are its sentences' context, as a heading's are: "Defaults to `600`."
+        # is max_age's default only beside "`max_age` - Sets a maximum time ...".
+        items: dict[tuple[int, int], set[str]] = {}
+        for u, words in zip(units_, analyzed):
+            if u.item is not None:
+                items.setdefault(u.item, set()).update(words)
+        for u, words in zip(units_, analyzed):
+            near = heading | items[u.item] if u.item is not None else heading
+            lex = max((sum(stats[t].idf * w * (1.0 if t in words else 0.5 if t in near else 0.0)
                            for t, w in v.items()) / total for v, total in totals), default=0.0)
             if kind is not None and kind.search(u.text):
                 lex += TYPE_BONUS
             if numbers and in_range(numbers, u.text):
                 lex += TYPE_BONUS
-            cands.append(Scored(u, lex, lex, frozenset(t for t in main if t in words or t in heading)))
+            cands.append(Scored(u, lex, lex, frozenset(t for t in main if t in words or t in near)))
     cands.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
     if embed is None or not cands:
         return cands
