@@ -42,11 +42,24 @@ def load(tmp_path, name, text):
     ("---\ntitle: Payroll\naudiance: staff\n---\nSecret.\n", "line 3: unknown key 'audiance'; did you mean 'audience'?"),
     ("---\ntennant: acme\n---\nSecret.\n", "did you mean 'tenant'?"),
     ("---\nstatsu: superseded\n---\nOld.\n", "did you mean 'status'?"),
+    # Front matter opened the way another tool reads it: as text, "----" and the key line read as a setext
+    # heading, and the page was public.
+    ("----\naudience: staff\n----\nSecret.\n", "line 1: front matter opens with '----', which citebot does not"),
+    ("--- # front matter\naudience: staff\n---\nSecret.\n", "line 1: front matter opens with '--- # front matter'"),
+    ("%YAML 1.2\n---\naudience: staff\n---\nSecret.\n", "line 1: front matter opens with '%YAML 1.2'"),
+    ("\n----\ntitle: Pay\naudiance: staff\n----\nSecret.\n", "line 2: front matter opens with '----'"),
 ])
 def test_metadata_that_cannot_be_read_makes_the_file_unreadable(tmp_path, text, where):
     with pytest.raises(documents.UnreadableDocument) as e:
         load(tmp_path, "a.md", text)
     assert where in str(e.value)
+
+
+def test_a_rule_or_a_near_fence_naming_no_scope_key_is_text(tmp_path):
+    # A page that opens with a rule, or with "----" around keys that are not scope, reads as before.
+    assert any("Intro: welcome." in b.text for b in load(tmp_path, "a.md", "----\nIntro: welcome.\n\nText.\n").blocks)
+    doc = load(tmp_path, "b.md", "----\ntitle: Pay\n----\nText: audience: staff is set elsewhere.\n")
+    assert doc.meta["audience"] == "public"  # the key after the block is text
 
 
 def test_a_misspelt_scope_key_in_a_meta_tag_or_a_pdfs_info_fails_closed_too(tmp_path):
@@ -622,3 +635,50 @@ def test_a_header_that_is_text_or_names_no_scope_stays_text(tmp_path):
     for text in ("Status: open\nPriority: high\n\nThe tent leaks.\n", "Title: Notes\nAuthor: Ana\n\nText.\n",
                  "Note: audience: staff is how a page is restricted.\n", '{"audience": 1} is JSON.\n'):
         assert load(tmp_path, "a.md", text).meta["audience"] == "public"
+
+
+def test_a_pdf_encrypted_with_an_empty_password_is_read_and_one_with_a_password_is_skipped(tmp_path):
+    import io
+
+    import pypdf
+    from conftest import tiny_pdf
+
+    plain = tiny_pdf(tmp_path / "plain.pdf", [["The vault code is in the safe."]], {"Audience": "staff"})
+    for name, user in (("open.pdf", ""), ("locked.pdf", "secret")):
+        w = pypdf.PdfWriter(clone_from=io.BytesIO(plain.read_bytes()))
+        w.encrypt(user_password=user, owner_password="owner", algorithm="RC4-128")
+        w.write(tmp_path / name)
+    # Permissions only (every viewer opens it without asking): read, scope and all.
+    doc = documents.load(tmp_path / "open.pdf", "open.pdf")
+    assert [b.text for b in doc.blocks] == ["The vault code is in the safe."] and doc.meta["audience"] == "staff"
+    with pytest.raises(documents.UnreadableDocument, match="is an encrypted PDF; save an unencrypted copy"):
+        documents.load(tmp_path / "locked.pdf", "locked.pdf")
+
+
+def test_a_pages_body_inside_a_form_is_read_and_its_controls_are_not(tmp_path):
+    # ASP.NET and SharePoint pages hold the whole body in <form>: dropped, it gave no text and no warning.
+    page = ('<html><head><title>Leave</title></head><body><form id="f1"><div><h1>Leave Policy</h1>\n'
+            "<p>Employees get 25 days of annual leave.</p>\n<select><option>Afghanistan</option>"
+            "<option>Albania</option></select><button>Submit</button></div></form></body></html>")
+    doc = load(tmp_path, "p.html", page)
+    assert [b.text for b in doc.blocks] == ["Leave Policy", "Employees get 25 days of annual leave."]
+
+
+def test_a_logs_terminal_colours_are_not_part_of_its_words(tmp_path):
+    from citebot.search.analyzer import analyze
+
+    # Searched as written, "\x1b[31mERROR\x1b[0m" was the term "31merror", and "ERROR" found nothing.
+    doc = load(tmp_path, "build.txt", "Build log\n\n\x1b[31mERROR\x1b[0m: the compiler failed.\n\x1b]0;title\x07done\n")
+    assert [(b.text, b.start) for b in doc.blocks] == [("Build log", 1), ("ERROR: the compiler failed.\ndone", 3)]
+    assert "error" in analyze(doc.blocks[1].text)
+    doc = load(tmp_path, "n.md", "# Log\n\n\x1b[1mbold\x1b[0m text.\n")
+    assert doc.blocks[-1].text == "bold text."
+
+
+def test_an_image_pasted_as_a_data_url_reads_as_its_alt_text(tmp_path):
+    import base64
+
+    picture = base64.b64encode(bytes(range(256)) * 40).decode()
+    doc = load(tmp_path, "trip.md", f"# Trip\n\nThe hotel was great.\n\n![the pool](data:image/png;base64,{picture})\n\n"
+                                    "We left on Sunday.\n")
+    assert [b.text for b in doc.blocks if b.kind == "para"] == ["The hotel was great.", "the pool", "We left on Sunday."]

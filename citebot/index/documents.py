@@ -276,8 +276,18 @@ def _piped(row: str) -> str:
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+\|?\s*$")  # "--" or more, as extractive's _RULE
 
 
+# A terminal's escape sequences in a saved log or console paste ("\x1b[31mERROR\x1b[0m"): the text
+# reads as the terminal showed it (searched as written, "ERROR" was the term "31merror").
+# Never across a line end, so line numbers hold.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]?")
+
+
+def _as_shown(text: str) -> str:
+    return _ESCAPES.sub("", text) if "\x1b" in text else text
+
+
 def load_markdown(path: Path, rel: str, data: bytes) -> Document:
-    meta, lines, skipped = split_front_matter(_decode(data))
+    meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
     code: list[int] = []
     cleaned = markdown.clean(lines, code)
     blocks = parse_markdown(cleaned, skipped, indented=frozenset(code))
@@ -285,7 +295,7 @@ def load_markdown(path: Path, rel: str, data: bytes) -> Document:
 
 
 def load_text(path: Path, rel: str, data: bytes) -> Document:
-    meta, lines, skipped = split_front_matter(_decode(data))
+    meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
     # Plain text has no heading syntax: '#' lines are text, not structure.
     blocks = parse_markdown(lines, skipped, headings=False)
     first = next((line.strip() for line in lines if line.strip()), path.stem)
@@ -326,7 +336,9 @@ def _decode(data: bytes) -> str:
 
 
 # --- HTML --------------------------------------------------------------------
-_BOILERPLATE = ("script", "style", "nav", "noscript", "form", "iframe", "svg", "template")
+# A <form>'s own text is read: ASP.NET and SharePoint pages hold their whole body in one (dropped, such a
+# page gave no text at all); its controls' option lists and button captions are not prose.
+_BOILERPLATE = ("script", "style", "nav", "noscript", "iframe", "svg", "template", "select", "button", "textarea")
 # The site's, outside <main>/<article>; inside one a header holds its title and an aside a caveat.
 _PAGE_CHROME = ("header", "footer", "aside")
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
@@ -580,7 +592,9 @@ def load_pdf(path: Path, rel: str, data: bytes) -> Document:
             # pypdf falls back to the last whole revision, silently: the cut one may be what restricts it.
             raise UnreadableDocument("ends in an update cut off before its cross-reference table (a truncated "
                                      "file?), so its scope is unknown; save a repaired copy and ingest again")
-        if reader.is_encrypted:
+        # Encrypted with an empty user password (permissions only: banks, government forms), it opens
+        # in every viewer without a password, and so here.
+        if reader.is_encrypted and not _opens_without_password(reader):
             raise UnreadableDocument("is an encrypted PDF; save an unencrypted copy and ingest again")
         pages = [(p.extract_text() or "") for p in reader.pages]
         with _pypdf_warnings() as said:  # non-strict pypdf reads past a damaged info dictionary
@@ -634,6 +648,13 @@ def load_pdf(path: Path, rel: str, data: bytes) -> Document:
     if "lang" not in meta and _LANG_TAG.fullmatch(tag):
         meta["lang"] = tag  # anything else: the language is guessed, as without one
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
+
+
+def _opens_without_password(reader) -> bool:
+    try:
+        return bool(reader.decrypt(""))
+    except Exception:  # noqa: BLE001 - an unsupported cipher (AES without cryptography) or a damaged file
+        return False
 
 
 # pypdf's words for a dictionary it could not parse whole (it kept one of a key

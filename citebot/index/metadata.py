@@ -48,6 +48,14 @@ _EDGES = regex.compile(f"^[{_INVISIBLE}]+|[{_INVISIBLE}]+$")
 _FENCE_AND_MORE = re.compile(r"(---|\+\+\+)[ \t]*[^\s\-+].*\b(status|audience|lang|tenant)\s*[:=]", re.I)
 
 
+# A first line that opens front matter for some tool but not as citebot reads it (exactly "---"
+# or "+++"): "----" (python-frontmatter), "--- # comment" and a "%YAML 1.2" directive (YAML).
+# Read as text they published the page whose scope they held.
+_NEAR_FENCE = re.compile(r"^(?:-{3,}|\+{3,})(?:[ \t]+#.*)?$|^%(?:YAML|TAG)\b")
+_FENCE_LIKE = re.compile(r"^(?:-{3,}|\+{3,}|\.{3})(?:[ \t]+#.*)?$")
+_KEY_LINE = re.compile(r"^[ \t]*([A-Za-z_][\w-]*)[ \t]*[:=][ \t]*(.*)$")
+
+
 def _bare(line: str) -> str:
     return _EDGES.sub("", line)
 
@@ -101,6 +109,8 @@ def split_front_matter(text: str) -> tuple[dict, list[str], int]:
         # "--- {audience: staff}": meant as front matter, read by no tool as such (fail closed)
         raise UnreadableDocument(f"line {first + 1}: front matter opens with {_bare(lines[first])[:3]} alone on "
                                  "its line; move what follows it to the next line")
+    if first is not None and _bare(lines[first]) not in _FENCES and _NEAR_FENCE.match(_bare(lines[first])):
+        _near_fence(lines, first)
     if first is None or _bare(lines[first]) not in _FENCES:
         if first is not None:
             _foreign_metadata(lines, first)
@@ -113,6 +123,22 @@ def split_front_matter(text: str) -> tuple[dict, list[str], int]:
     body = "\n".join(lines[first + 1:end])
     meta = _parse(body, fence, first + 2)
     return meta, lines[end + 1:], end + 1
+
+
+def _near_fence(lines: list[str], first: int) -> None:
+    """Front matter opened by a line that is nearly a fence ("----", "---
+    # comment", "%YAML 1.2") and holding a scope key fails closed."""
+    for i in range(first + 1, min(len(lines), first + 200)):
+        line = _bare(lines[i])
+        if i > first + 1 and _FENCE_LIKE.match(line):
+            return  # its end: the block named no scope key
+        m = _KEY_LINE.match(lines[i])
+        if m is None or _FENCE_LIKE.match(line):
+            continue
+        k = m.group(1).lower()
+        if k in SCOPE_KEYS or misspelt(k, m.group(2).strip()):
+            raise UnreadableDocument(f"line {first + 1}: front matter opens with {_bare(lines[first])[:20]!r}, "
+                                     "which citebot does not read; open and close it with a line of exactly ---")
 
 
 # MultiMarkdown / Python-Markdown "Meta-Data" (MkDocs' meta): "Key: value" lines up to

@@ -65,7 +65,10 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # matter or a MultiMarkdown header fails closed (a rebuild re-reads every file; fastapi-docs, the sample: unchanged);
 # 23: such a definition after a comment, a fence or a setext heading, in a quote or a list item, or with its
 # title on the lines below, and a MultiMarkdown key with spaces or text right below the header (the same: unchanged)
-CHUNKER_VERSION = 23
+# 24: front matter opened by "----", "--- # comment" or a "%YAML" line and naming a scope key fails closed; a
+# <form>'s text is read (its select, button and textarea are not); a log's terminal escapes and a Markdown image
+# given as a data: URL read as shown; a PDF encrypted with an empty password is read (fastapi-docs, the sample: unchanged)
+CHUNKER_VERSION = 24
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
