@@ -641,6 +641,7 @@ def test_a_pdf_encrypted_with_an_empty_password_is_read_and_one_with_a_password_
     import io
 
     import pypdf
+
     from conftest import tiny_pdf
 
     plain = tiny_pdf(tmp_path / "plain.pdf", [["The vault code is in the safe."]], {"Audience": "staff"})
@@ -657,9 +658,10 @@ def test_a_pdf_encrypted_with_an_empty_password_is_read_and_one_with_a_password_
 
 def test_a_pages_body_inside_a_form_is_read_and_its_controls_are_not(tmp_path):
     # ASP.NET and SharePoint pages hold the whole body in <form>: dropped, it gave no text and no warning.
+    # A country list's options are no text of the page.
     page = ('<html><head><title>Leave</title></head><body><form id="f1"><div><h1>Leave Policy</h1>\n'
             "<p>Employees get 25 days of annual leave.</p>\n<select><option>Afghanistan</option>"
-            "<option>Albania</option></select><button>Submit</button></div></form></body></html>")
+            "<option>Albania</option></select></div></form></body></html>")
     doc = load(tmp_path, "p.html", page)
     assert [b.text for b in doc.blocks] == ["Leave Policy", "Employees get 25 days of annual leave."]
 
@@ -682,3 +684,37 @@ def test_an_image_pasted_as_a_data_url_reads_as_its_alt_text(tmp_path):
     doc = load(tmp_path, "trip.md", f"# Trip\n\nThe hotel was great.\n\n![the pool](data:image/png;base64,{picture})\n\n"
                                     "We left on Sunday.\n")
     assert [b.text for b in doc.blocks if b.kind == "para"] == ["The hotel was great.", "the pool", "We left on Sunday."]
+
+
+def test_files_of_a_type_citebot_does_not_read_are_one_line_a_run(tmp_path):
+    # 30 pictures gave 30 "skipped" lines every run, burying a staff page skipped for broken front matter.
+    folder = tmp_path / "docs"
+    write(folder / "ok.md", "# Fine\n\nA page.\n")
+    write(folder / "staff.md", "---\naudience: staff\n# never closed\n\nSecret.\n")
+    for name in ("a.png", "b.png", "c/d.png", "e.jpg"):
+        write(folder / name, "x")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    seen: list[str] = []
+    report = ingest(folder, cfg, embedder=HashEmbedder(), log=seen.append)
+    skipped = [m for m in seen if "skipped" in m and "chunks" not in m]
+    assert skipped == ["skipped staff.md: line 1: front matter opened with --- is never closed; add a closing --- line",
+                       "skipped 4 file(s) of a type citebot does not read: .png (3), .jpg (1); it reads "
+                       + " ".join(documents.SUFFIXES)]
+    assert len(report.skipped) == 5  # --json still lists each
+
+
+def test_installed_packages_are_not_read_unless_included(tmp_path):
+    folder = tmp_path / "project"
+    write(folder / "docs" / "guide.md", "# Guide\n\nOur guide.\n")
+    write(folder / "node_modules" / "left-pad" / "README.md", "# left-pad\n\nPads strings.\n")
+    write(folder / "env" / "pyvenv.cfg", "home = /usr/bin\n")
+    write(folder / "env" / "lib" / "README.md", "# A package\n\nSomeone else's page.\n")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert report.added == ["docs/guide.md"]
+    assert dict(report.skipped)["node_modules/"].startswith("installed packages (node_modules, a virtualenv)")
+    assert "env/" in dict(report.skipped)
+    # Named by --include, they are read.
+    report = ingest(folder, Config(index=str(tmp_path / "idx2"), embed_model="test/hash-8"), embedder=HashEmbedder(),
+                    include=["node_modules/*"], log=lambda m: None)
+    assert report.added == ["node_modules/left-pad/README.md"]

@@ -62,13 +62,15 @@ def test_unreadable_and_unsupported_files_are_reported_and_skipped(tmp_path, cfg
     (folder / "notes.docx").write_bytes(b"PK\x03\x04")
     (folder / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
     (folder / "red\x1b[31m.docx").write_bytes(b"PK\x03\x04")
+    (folder / "red\x1b[31m.txt").write_bytes("caf\xe9".encode("latin-1"))
     report = ingest(folder, cfg, embedder=counting)
     skipped = dict(report.skipped)
-    assert set(skipped) == {"broken.pdf", "notes.docx", "latin1.txt", "red\x1b[31m.docx"}
+    assert set(skipped) == {"broken.pdf", "notes.docx", "latin1.txt", "red\x1b[31m.docx", "red\x1b[31m.txt"}
     assert "UTF-8" in skipped["latin1.txt"] and "unsupported" in skipped["notes.docx"]
     err = capsys.readouterr().err
-    assert "skipped broken.pdf" in err and "skipped notes.docx" in err
-    assert "skipped red\\x1b[31m.docx" in err and "\x1b" not in err  # findable, not obeyed
+    # Files of a type citebot does not read are one line, by type; the others a line each, by name.
+    assert "skipped broken.pdf" in err and "skipped 2 file(s) of a type citebot does not read: .docx (2)" in err
+    assert "skipped red\\x1b[31m.txt" in err and "\x1b" not in err  # findable, not obeyed
     assert {c.source for c in chunks_of(cfg)} == {"returns.md", "shipping.txt", "hours.html"}
 
 

@@ -69,6 +69,14 @@ class Report:
                 + size + ("" if self.written else "; nothing changed"))
 
 
+UNSUPPORTED = "unsupported file type "
+
+
+def _packages(d: Path) -> bool:
+    """A folder of installed packages: npm's node_modules, or a Python virtualenv (it holds pyvenv.cfg)."""
+    return d.name == "node_modules" or (d / "pyvenv.cfg").is_file()
+
+
 def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = False,
              skipped: list[tuple[str, str]] | None = None, exclude: Sequence[Path] = ()) -> list[Path]:
     """Files under ``folder`` (hidden ones skipped); with ``include``, only
@@ -112,6 +120,14 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
                 if target is not None and not target.is_relative_to(root):
                     skipped.append((sub.relative_to(folder).as_posix() + "/",
                                     "a link to a folder outside the folder (--follow-links reads it)"))
+        for d in [d for d in dirnames if _packages(Path(dirpath) / d)]:
+            # Third-party packages (a project folder's node_modules, a virtualenv): thousands of other
+            # people's READMEs among the asker's pages. An --include that names the folder reads it.
+            rel_dir = (Path(dirpath) / d).relative_to(folder).as_posix() + "/"
+            if not any(g.startswith(rel_dir) for g in include):
+                dirnames.remove(d)
+                skipped.append((rel_dir, "installed packages (node_modules, a virtualenv), not your documents; "
+                                         f"--include '{rel_dir}*' reads them"))
         for d in [d for d in dirnames if holds_index(Path(dirpath) / d)]:
             # Another citebot index (an older one, another model's): its terms.txt lists every
             # chunk's words, restricted ones too, and would be served as a public page.
@@ -229,7 +245,7 @@ def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report, pat
             report.skipped.append((rel[:80] + "…", f"its path is longer than {PATH_MAX} bytes; shorten it"))
             continue
         if path.suffix.lower() not in documents.SUFFIXES:
-            report.skipped.append((rel, f"unsupported file type {path.suffix or '(none)'}"))
+            report.skipped.append((rel, f"{UNSUPPORTED}{path.suffix or '(none)'}"))
             continue
         try:
             data = path.read_bytes()  # hashed and parsed both: one read, one version of the file
@@ -352,8 +368,16 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
         report.changed = [r for r in sources if r in was and was[r].get("sha1") != sources[r]["sha1"]]
         report.unchanged = len(sources) - len(report.added) - len(report.changed)
         report.removed = sorted(set(was) - set(sources))
+    # Files of a type citebot does not read are one line a run, by type: a line each (30 pictures, every
+    # run) buried the warnings that matter, a staff page skipped for its broken front matter.
+    kinds = Counter(why for _, why in report.skipped if why.startswith(UNSUPPORTED))
     for rel, why in report.skipped:
-        progress.warn(f"skipped {safe_name(rel)}: {why}")  # a name one can find
+        if not why.startswith(UNSUPPORTED):
+            progress.warn(f"skipped {safe_name(rel)}: {why}")  # a name one can find
+    if kinds:
+        listed = ", ".join(f"{safe_name(why[len(UNSUPPORTED):])} ({n})" for why, n in kinds.most_common())
+        progress.warn(f"skipped {sum(kinds.values())} file(s) of a type citebot does not read: {listed}; "
+                      f"it reads {' '.join(documents.SUFFIXES)}")
     # A folder with no documents at all (an unmounted drive) never empties a
     # full index; documents that are there but unreadable are removed like
     # any unreadable file (fail closed: a page its author just marked staff

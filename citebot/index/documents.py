@@ -337,8 +337,8 @@ def _decode(data: bytes) -> str:
 
 # --- HTML --------------------------------------------------------------------
 # A <form>'s own text is read: ASP.NET and SharePoint pages hold their whole body in one (dropped, such a
-# page gave no text at all); its controls' option lists and button captions are not prose.
-_BOILERPLATE = ("script", "style", "nav", "noscript", "iframe", "svg", "template", "select", "button", "textarea")
+# page gave no text at all); its controls' option lists are not prose ("Press <button>Return</button>" is).
+_BOILERPLATE = ("script", "style", "nav", "noscript", "iframe", "svg", "template", "select", "textarea")
 # The site's, outside <main>/<article>; inside one a header holds its title and an aside a caveat.
 _PAGE_CHROME = ("header", "footer", "aside")
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)

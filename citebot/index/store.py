@@ -66,7 +66,7 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 23: such a definition after a comment, a fence or a setext heading, in a quote or a list item, or with its
 # title on the lines below, and a MultiMarkdown key with spaces or text right below the header (the same: unchanged)
 # 24: front matter opened by "----", "--- # comment" or a "%YAML" line and naming a scope key fails closed; a
-# <form>'s text is read (its select, button and textarea are not); a log's terminal escapes and a Markdown image
+# <form>'s text is read (its select and textarea are not); a log's terminal escapes and a Markdown image
 # given as a data: URL read as shown; a PDF encrypted with an empty password is read (fastapi-docs, the sample: unchanged)
 CHUNKER_VERSION = 24
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
