@@ -103,23 +103,140 @@ def warn(msg: str) -> None:
     print(f"citebot: {safe(msg)}", file=sys.stderr, flush=True)
 
 
+class OutputError(Exception):
+    """stdout cannot take the output (a full disk, a closed stdout): the run has
+    no answer to give, said in one line by :func:`entry`. Not an OSError, so no
+    handler meant for a document or index file takes it for one."""
+
+
+class Stdout:
+    """``sys.stdout`` while a command runs: a write that fails raises
+    :class:`OutputError` (a full disk gave a traceback; a closed stdout, None,
+    an AttributeError in the chat, or exit 0 with nothing written), and it
+    remembers whether anything was written and whether ``--json`` was given,
+    so a failure can still print the one JSON object a script reads."""
+
+    def __init__(self, stream):
+        self.written, self.json, self.gone = False, False, stream is None
+        # Closed: a library asking for its encoding or fileno gets /dev/null's (it checked for None,
+        # not for an object that refuses), and /dev/null takes fd 1, so no file opened later lands there.
+        self.stream = open(os.devnull, "w", encoding="utf-8") if stream is None else stream  # noqa: SIM115
+
+    def _do(self, what, *args):
+        if self.gone:
+            raise OutputError("stdout is closed")
+        try:
+            return getattr(self.stream, what)(*args)
+        except BrokenPipeError:
+            raise  # `| head`: ends quietly (entry)
+        except (OSError, ValueError) as e:  # ValueError: a stream closed under us
+            raise OutputError(getattr(e, "strerror", None) or str(e)) from None
+
+    def write(self, text: str) -> int:
+        n = self._do("write", text)
+        self.written = self.written or bool(text)
+        return n
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if not self.gone:  # closed: nothing can be pending, and a run that wrote nothing is fine
+            self._do("flush")
+
+    def __getattr__(self, name):  # fileno, isatty, encoding, buffer ... as the real stream has them
+        return getattr(self.stream, name)
+
+
+def json_mode(on: bool) -> None:
+    """Say whether this run prints JSON (``--json``), so its failures do too."""
+    if isinstance(sys.stdout, Stdout):
+        sys.stdout.json = on
+
+
+def json_error(msg: str) -> None:
+    """With ``--json`` and nothing on stdout yet, ``{"error": msg}`` there: a
+    script reads one JSON object even when the run failed before its answer
+    (the README's promise); the message is on stderr as well."""
+    out = sys.stdout
+    if isinstance(out, Stdout) and out.json and not out.written:
+        print(json_text({"error": msg}, indent=2))
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, whose errors honour ``--json`` too (stdout was empty on a
+    bad setting or an empty question, and a script read nothing)."""
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        argv = list(sys.argv[1:] if args is None else args)
+        if "--json" in self._option_string_actions:
+            # Before parsing: argparse's own errors come before the namespace says.
+            json_mode("--json" in argv[:argv.index("--")] if "--" in argv else "--json" in argv)
+        ns, rest = super().parse_known_args(argv, namespace)
+        json_mode(bool(getattr(ns, "json", False)))
+        return ns, rest
+
+    def exit(self, status: int = 0, message: str | None = None):  # type: ignore[override]
+        if status and message:
+            json_error(message.strip().removeprefix("citebot: "))
+        super().exit(status, message)
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        json_error(message)
+        super().exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _stdout_to_devnull() -> None:
+    """fd 1 onto /dev/null: the interpreter's last flush of what could not be
+    written must not fail again (a second message, exit 120)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):  # closed, or not a file (a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def entry(main):
     """A command's main: output cut short by a closed pipe (``| head``) ends
-    quietly with exit 1; Ctrl-C outside the chat ends with 130."""
+    quietly with exit 1; stdout that cannot be written (a full disk, closed)
+    is one line on stderr and exit 1; Ctrl-C outside the chat ends with 130."""
     @functools.wraps(main)
     def run(*args, **kwargs) -> int:
+        stdout = sys.stdout
+        own = not isinstance(stdout, Stdout)  # the outermost command wraps stdout; one it calls shares it
+        if own:
+            sys.stdout = Stdout(stdout)  # type: ignore[assignment]
         try:
-            return main(*args, **kwargs)
+            try:
+                code = main(*args, **kwargs)
+            except SystemExit:  # argparse's --help and usage errors: their output is checked like any other
+                sys.stdout.flush()
+                raise
+            sys.stdout.flush()  # a short output meets a full disk only here
+            return code
         except BrokenPipeError:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+            _stdout_to_devnull()
+            return EXIT_FAIL
+        except OutputError as e:
+            warn(f"cannot write the output: {e}")
+            _stdout_to_devnull()
             return EXIT_FAIL
         except KeyboardInterrupt:
             print(file=sys.stderr)
+            json_error("interrupted")
             return 130
+        finally:
+            if own:
+                sys.stdout = stdout
     return run
 
 
 def fail(msg: str, code: int = EXIT_FAIL) -> int:
+    """Say why the command failed, on stderr, and with ``--json`` on stdout too."""
     warn(msg)
+    json_error(msg)
     return code

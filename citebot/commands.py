@@ -5,7 +5,6 @@ call these.  Answers go to stdout, diagnostics to stderr; exit codes 0 ok,
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 
@@ -23,7 +22,7 @@ def _runtime_errors() -> tuple:
 @cli.entry
 def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: bool = False) -> int:
     """``positional``: the question is an argument (``citebot ask QUESTION``), not ``--ask``."""
-    p = argparse.ArgumentParser(prog=prog, description="Chat with your documents; answers cite their sources.")
+    p = cli.Parser(prog=prog, description="Chat with your documents; answers cite their sources.")
     if positional:
         p.add_argument("ask", metavar="QUESTION", help="the question (after -- when it starts with -)")
     else:
@@ -78,7 +77,7 @@ def _failed(e: Exception, record: dict | None = None) -> int:
 
 @cli.entry
 def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
-    p = argparse.ArgumentParser(prog=prog, description="Build or update a citebot index from a folder.")
+    p = cli.Parser(prog=prog, description="Build or update a citebot index from a folder.")
     p.add_argument("folder", help="folder of .md, .txt, .html, .pdf documents")
     p.add_argument("--rebuild", action="store_true", help="ignore the existing index and build from scratch")
     p.add_argument("--include", action="append", default=[], metavar="GLOB",
@@ -132,7 +131,7 @@ def hit_json(h, ev) -> dict:
 
 @cli.entry
 def search_main(argv: list[str] | None = None, prog: str = "retrieve.py") -> int:
-    p = argparse.ArgumentParser(prog=prog, description="Search a citebot index and show the ranked chunks.")
+    p = cli.Parser(prog=prog, description="Search a citebot index and show the ranked chunks.")
     p.add_argument("question")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     cli.add_config_flags(p)
@@ -170,7 +169,7 @@ def search_main(argv: list[str] | None = None, prog: str = "retrieve.py") -> int
 
 @cli.entry
 def queries_main(argv: list[str] | None = None, prog: str = "rewrite.py") -> int:
-    p = argparse.ArgumentParser(prog=prog, description="Show the queries citebot would search for a turn "
+    p = cli.Parser(prog=prog, description="Show the queries citebot would search for a turn "
                                 "after the earlier turns of a conversation.")
     p.add_argument("turn", help="the turn as typed")
     p.add_argument("--history", action="append", default=[], metavar="TURN",
@@ -209,7 +208,7 @@ def queries_main(argv: list[str] | None = None, prog: str = "rewrite.py") -> int
 
 @cli.entry
 def config_main(argv: list[str] | None = None, prog: str = "config.py") -> int:
-    p = argparse.ArgumentParser(prog=prog, description="Print every setting and where its value came from "
+    p = cli.Parser(prog=prog, description="Print every setting and where its value came from "
                                 "(flag, CITEBOT_* environment, config file, default).")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     cli.add_config_flags(p)
@@ -241,11 +240,11 @@ def eval_main(argv: list[str] | None = None, prog: str = "evaluate.py") -> int:
 
 @cli.entry
 def models_main(argv: list[str] | None = None, prog: str = "citebot models") -> int:
-    p = argparse.ArgumentParser(prog=prog, description="The models citebot uses: where each one is, and "
+    p = cli.Parser(prog=prog, description="The models citebot uses: where each one is, and "
                                 "`pull` to fetch the configured cross-encoder (the only command that goes online).")
     p.add_argument("action", nargs="?", choices=["list", "pull"], default="list")
     p.add_argument("model", nargs="?", help="with pull: a hub id (default: the configured rerank_model)")
-    p.add_argument("--json", action="store_true", help="with list: print one JSON object")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     cli.add_config_flags(p)
     args, cfg = cli.parse(p, argv)
     from citebot.search import hub
@@ -253,18 +252,33 @@ def models_main(argv: list[str] | None = None, prog: str = "citebot models") -> 
     if args.action == "pull":
         spec = args.model or cfg.rerank_model
         where = hub.locate("cross-encoder", spec)
-        if where.path is not None:
-            print(f"{spec} is already here: {safe_line(str(where.path))} ({where.how})")
+
+        def done(path, pulled: bool) -> int:
+            if args.json:  # --json was ignored here: text where a script read JSON
+                print(cli.json_text({"model": spec, "path": str(path), "pulled": pulled}, indent=2))
+            elif pulled:
+                print(f"pulled {spec} into {safe_line(str(path))}; it is used from the next question on")
+            else:
+                print(f"{spec} is already here: {safe_line(str(path))} ({where.how})")
             return cli.EXIT_OK
+        if where.path is not None:
+            return done(where.path, False)
         if where.how != "missing":  # a folder that holds no model: nothing to download
             return cli.fail(f"{safe_line(spec)} is {where.how}; give a hub id (owner/name) or the folder a model was "
                             "saved to")
+        from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+        try:  # no folder and no hub id (/nope/x): a wrong argument, exit 2 like any other
+            validate_repo_id(spec)
+        except HFValidationError:
+            return cli.fail(f"{safe_line(spec)} is neither a folder here nor a hub id; give a hub id (owner/name, "
+                            "e.g. cross-encoder/ms-marco-MiniLM-L-6-v2) or the folder a model was saved to",
+                            cli.EXIT_USAGE)
         try:
             path = hub.pull(spec)
         except (ConnectionError, ValueError) as e:
             return cli.fail(str(e))
-        print(f"pulled {spec} into {safe_line(str(path))}; it is used from the next question on")
-        return cli.EXIT_OK
+        return done(path, True)
     from citebot.config import parts
 
     found = [hub.locate("embedding", m) for m in parts(cfg.embed_model)] + [hub.locate("cross-encoder",

@@ -45,7 +45,8 @@ def test_pull_of_something_that_is_no_model_id_says_so():
     env = {"PATH": "/usr/bin:/bin", "HF_ENDPOINT": "http://127.0.0.1:9", "HOME": "/tmp"}
     r = subprocess.run([sys.executable, "-m", "citebot", "models", "pull", "bad id with spaces"], capture_output=True,
                        text=True, cwd=ROOT, env=env, timeout=120)
-    assert r.returncode == 1 and "is not a model id" in r.stderr and "cannot download" not in r.stderr
+    # A wrong argument, found before going online: a usage error (it exited 1, as a failed download does).
+    assert r.returncode == 2 and "is neither a folder here nor a hub id" in r.stderr and "cannot download" not in r.stderr
 
 
 def test_pull_goes_online_only_inside_pull(monkeypatch, tmp_path):

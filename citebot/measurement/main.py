@@ -24,7 +24,7 @@ from citebot.measurement.golden import SPLITS
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description="Ablation table and error diagnosis for citebot.")
+    p = cli.Parser(prog=prog, description="Ablation table and error diagnosis for citebot.")
     p.add_argument("--golden", help="the golden file (default: golden.json, questions over examples/kb)")
     p.add_argument("--split", choices=[*SPLITS, "all"],
                    help="which half of the golden set (or of MTRAG's conversations): tune, report (held out) "
@@ -130,8 +130,15 @@ def run(args, cfg: Config, configs, own_index: bool) -> int:
         return cli.EXIT_OK
     if args.benchmark:
         return _sweep(args, cfg, None)
-    engine = golden_engine(cfg, args.golden, own_index=own_index)
-    if engine is None:
+    said: list[str] = []
+
+    def log(msg: str) -> None:
+        said.append(msg)
+        cli.warn(msg)
+    engine = golden_engine(cfg, args.golden, own_index=own_index, log=log)
+    if engine is None:  # its documents are not here: skipped, not failed (exit 0)
+        if args.json:  # stdout was empty, and a script had nothing to read
+            print(cli.json_text({"golden": args.golden, "skipped": said[-1] if said else "skipped"}, indent=2))
         return cli.EXIT_OK
     if args.sweep:
         return _sweep(args, cfg, engine, own_index)
