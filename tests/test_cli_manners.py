@@ -112,3 +112,15 @@ def test_help_still_prints_on_stdout(flag):
     r = run("bot.py", "--help", flag)
     assert r.returncode == 0 and r.stdout.startswith("usage: bot.py")
 
+
+def test_retrieve_json_names_the_page_of_a_pdf_hit(sample_index):
+    r = run("retrieve.py", "warranty claim", "--index", sample_index.index, "--json")
+    assert r.returncode == 0, r.stderr
+    hits = json.loads(r.stdout)["hits"]
+    # Page 2 of limited-warranty.pdf opens with "4. How to make a warranty claim" (pypdf's text of the page),
+    # and its lines count from 1 again: without the page, lines [1, …] named page 1's first lines.
+    claim = next(h for h in hits if h["text"].startswith("4. How to make a warranty claim"))
+    assert claim["source"] == "policies/limited-warranty.pdf" and claim["page"] == 2 and claim["lines"][0] == 1
+    assert all("page" in h for h in hits)
+    assert all(h["page"] is None for h in hits if not h["source"].endswith(".pdf"))
+
