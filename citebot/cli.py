@@ -22,8 +22,9 @@ MAX_QUESTION = 4000
 
 
 def question_problem(text: str | None) -> str | None:
-    """What is wrong with a typed question, or None."""
-    if text is None or not text.strip():
+    """What is wrong with a typed question, or None.  Control sequences are
+    no question: ESC [2J alone was searched as the question "2j"."""
+    if text is None or not safe(text).strip():
         return "give a question"
     if len(text) > MAX_QUESTION:
         return f"the question is {len(text):,} characters long; ask in at most {MAX_QUESTION:,}"

@@ -41,5 +41,7 @@ def test_problems_with_piped_lines_go_to_stderr_not_among_the_answers(sample_eng
     out = io.StringIO()
     code = Chat(convo(sample_engine, tmp_path), out=out, lines=["x" * 5000, "/bogus"]).run()
     err = capsys.readouterr().err
-    assert code == 0 and out.getvalue() == ""
+    # The turn too long to ask got no answer, so the run fails (exit 1), as the README says of a piped chat.
+    assert code == 1 and out.getvalue() == ""
     assert "ask in at most 4,000" in err and "unknown command /bogus" in err
+    assert Chat(convo(sample_engine, tmp_path), out=io.StringIO(), lines=["/bogus", ""]).run() == 0

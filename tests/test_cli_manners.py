@@ -124,3 +124,22 @@ def test_retrieve_json_names_the_page_of_a_pdf_hit(sample_index):
     assert all("page" in h for h in hits)
     assert all(h["page"] is None for h in hits if not h["source"].endswith(".pdf"))
 
+
+def test_a_question_of_control_sequences_alone_is_no_question(sample_index):
+    idx = sample_index.index
+    # It was searched as "2j" and refused with "the question names '2j'".
+    json_error(run("bot.py", "--index", idx, "--ask", "\x1b[2J\x07", "--json"), 2, "give a question")
+    r = run("retrieve.py", "\x1b[2J", "--index", idx)
+    assert r.returncode == 2 and "give a question" in r.stderr
+    # In a piped chat such a line is a blank line: no turn, so stdout is what the real question alone gives.
+    alone = run("bot.py", "--index", idx, stdin="how long do refunds take?\n")
+    r = run("bot.py", "--index", idx, stdin="\x1b[2J\x07\nhow long do refunds take?\n")
+    assert r.returncode == alone.returncode == 0 and r.stdout == alone.stdout and "2j" not in r.stderr.lower()
+
+
+def test_a_piped_turn_too_long_to_ask_fails_the_run(sample_index):
+    alone = run("bot.py", "--index", sample_index.index, stdin="how long do refunds take?\n")
+    r = run("bot.py", "--index", sample_index.index, stdin="how long do refunds take?\n" + "a" * 5000 + "\n")
+    # Skipped with a message and exit 0 before; the README says a piped chat exits 1 if a turn got no answer.
+    assert r.returncode == 1 and "the question is 5,000 characters long; ask in at most 4,000" in r.stderr
+    assert r.stdout == alone.stdout  # the other turn is answered all the same

@@ -211,7 +211,7 @@ class Chat:
                 # chat the person saw each failure and leaves as they like.
                 return cli.EXIT_FAIL if self.failed and self.session is None else cli.EXIT_OK
             text = text.strip()
-            if not text:
+            if not safe(text).strip():  # blank, or control sequences alone (a stray ESC [2J): no turn
                 continue
             if text.startswith("/"):
                 if self.command(text) == "quit":
@@ -219,6 +219,8 @@ class Chat:
                 continue
             if problem := cli.question_problem(text):
                 self.problem(problem)
+                # From a pipe, a turn too long to ask got no answer: the run fails (exit 1), as the README says.
+                self.failed += self.session is None
                 continue
             self.ask(text)
 
