@@ -150,6 +150,15 @@ class Config:
                 raise ConfigError(f"{key} must be between 0 and 1, got {v!r}")
         if self.weight_sparse < 0 or self.weight_dense < 0 or not (self.weight_sparse or self.weight_dense):
             raise ConfigError("weight_sparse and weight_dense must be >= 0 and not both 0")
+        if not any(use and weight > 0 for use, weight in ((self.use_sparse, self.weight_sparse),
+                                                          (self.use_dense, self.weight_dense))):
+            # Accepted before: nothing searched ("no hits", every question refused), or every fused score 0.
+            if not (self.use_sparse or self.use_dense):
+                raise ConfigError("use_sparse and use_dense are both false, so nothing would be searched; set "
+                                  "use_sparse=true or use_dense=true")
+            on, off = ("sparse", "dense") if self.use_sparse else ("dense", "sparse")
+            raise ConfigError(f"use_{off} is false and weight_{on} is 0, so every score would be 0; set weight_{on} "
+                              f"above 0 (the default is 1) or use_{off}=true")
         if self.weight_followup < 0:
             raise ConfigError(f"weight_followup must be >= 0, got {self.weight_followup!r}")
         if self.prf_beta < 0:

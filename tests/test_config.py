@@ -107,3 +107,19 @@ def test_a_share_or_a_probability_below_zero_is_a_usage_error(key):
     with pytest.raises(config.ConfigError, match=f"{key} must be between 0 and 1, got -0.5"):
         config.load({key: "-0.5"}, env={})
     assert config.load({"min_cosine": "-0.5"}, env={}).min_cosine == -0.5  # a cosine may be negative
+
+
+def test_a_config_with_no_retrieval_channel_on_is_refused_saying_what_to_set():
+    # Both accepted before: "no hits" for every question, or every fused score 0.
+    with pytest.raises(config.ConfigError, match="use_sparse and use_dense are both false, so nothing would be "
+                                                 "searched; set use_sparse=true or use_dense=true"):
+        config.load({"use_sparse": "false", "use_dense": "false"}, env={})
+    with pytest.raises(config.ConfigError, match="use_dense is false and weight_sparse is 0, so every score would "
+                                                 r"be 0; set weight_sparse above 0 \(the default is 1\) or use_dense=true"):
+        config.load({"weight_sparse": "0", "use_dense": "false"}, env={})
+    with pytest.raises(config.ConfigError, match="use_sparse is false and weight_dense is 0"):
+        config.load({"use_sparse": "false"}, env={"CITEBOT_WEIGHT_DENSE": "0"})
+    # One channel on with a weight above 0 is a configuration (the ablation's bm25 and dense rows).
+    assert config.load({"weight_dense": "0"}, env={}).use_sparse
+    assert not config.load({"use_sparse": "false"}, env={}).use_sparse
+
