@@ -129,6 +129,10 @@ class Config:
     data_dir: str = str(DATA_DIR)
 
     def __post_init__(self) -> None:
+        # "~/idx" from a TOML file or a CITEBOT_* variable (no shell expands it there) made a folder
+        # named "~" in the current one; a flag's value, expanded by the shell already, is unchanged.
+        for key in ("index", "synonyms", "data_dir") + (("milvus_uri",) if self.milvus_lite else ()):
+            object.__setattr__(self, key, os.path.expanduser(getattr(self, key)))
         for f in fields(self):
             v = getattr(self, f.name)
             if isinstance(v, float) and not math.isfinite(v):
@@ -282,7 +286,7 @@ def resolve(flags: dict | None = None, env: Mapping[str, str] | None = None,
     if path is None and Path("citebot.toml").is_file():
         path = "citebot.toml"
     if path is not None:
-        p = Path(path)
+        p = Path(path).expanduser()  # CITEBOT_CONFIG="~/citebot.toml": no shell expanded it
         for key, value in _read_file(p).items():
             if key not in FIELDS:
                 raise ConfigError(f"unknown key {key!r} in {p}; known keys: {', '.join(FIELDS)}")

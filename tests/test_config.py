@@ -123,3 +123,15 @@ def test_a_config_with_no_retrieval_channel_on_is_refused_saying_what_to_set():
     assert config.load({"weight_dense": "0"}, env={}).use_sparse
     assert not config.load({"use_sparse": "false"}, env={}).use_sparse
 
+
+def test_a_tilde_in_a_path_from_a_file_or_the_environment_is_the_home_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "syn.json").write_text("[]")
+    f = tmp_path / "c.toml"
+    f.write_text('index = "~/idx"\ndata_dir = "~/data"\nmilvus_uri = "~/m.db"\n')
+    # It was kept as written, and an ingest made a folder named "~" in the current one.
+    cfg = config.load(env={"CITEBOT_SYNONYMS": "~/syn.json", "CITEBOT_CONFIG": "~/c.toml"})
+    assert (cfg.index, cfg.data_dir, cfg.synonyms, cfg.milvus_uri) == (
+        f"{tmp_path}/idx", f"{tmp_path}/data", f"{tmp_path}/syn.json", f"{tmp_path}/m.db")
+    assert config.load({"index": "~/flag"}, env={}).index == f"{tmp_path}/flag"
+    assert config.load({"milvus_uri": "http://host:19530"}, env={}).milvus_uri == "http://host:19530"
