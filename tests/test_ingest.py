@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -208,6 +209,24 @@ def test_include_globs_take_only_matching_files_and_the_rebuild_command_keeps_th
     assert rebuild_command(manifest, cfg.index).endswith("--include 'en/*' --include 'zh/*' --rebuild")
 
 
+def test_an_include_glob_that_matches_no_file_is_refused_and_nothing_is_written(tmp_path, cfg, counting):
+    from citebot.index.store import NotAFolder
+
+    folder = tmp_path / "docs"
+    write(folder / "en" / "a.md", "# A\n\nEnglish page.\n")
+    # It said "no readable documents", exited 0 and wrote an empty index.
+    with pytest.raises(NotAFolder, match=r"--include 'zzz/\*' matched no file under .*docs .*nothing was written"):
+        ingest(folder, cfg, embedder=counting, include=["en/*", "zzz/*"])
+    for bad in ("", "/abs/*", "../docs/*"):  # no path inside the folder can match these
+        with pytest.raises(NotAFolder, match=re.escape(f"--include {bad!r} is no pattern of paths inside the folder")):
+            ingest(folder, cfg, embedder=counting, include=[bad])
+    assert not Path(cfg.index).exists() and counting.embedded == 0
+    r = subprocess.run([sys.executable, str(ROOT / "ingest.py"), str(folder), "--include", "zzz/*", "--index",
+                        str(tmp_path / "i3")], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin",
+                                                                                  "HOME": str(tmp_path)})
+    assert r.returncode == 2 and "--include 'zzz/*' matched no file" in r.stderr and not (tmp_path / "i3").exists()
+
+
 def test_a_golden_file_names_its_documents_and_is_skipped_when_they_are_absent(tmp_path, capsys):
     from citebot.measurement.main import main
     golden = write(tmp_path / "g.json", json.dumps({"corpus": {"root": "no-such-folder", "folders": ["en"]},
@@ -247,7 +266,8 @@ def test_a_golden_cache_is_not_emptied_when_its_documents_are_gone(tmp_path, cfg
     engine = evaluate.golden_engine(cfg, golden, Models(counting), print)
     shutil.rmtree(tmp_path / "docs" / "en")
     (tmp_path / "docs" / "other.md").write_text("# B\n\nNot in the golden folders.\n")
-    with pytest.raises(IndexError_, match="no readable documents"):
+    # Its folder en/ is gone: the --include glob the golden file makes matches nothing, said before any change.
+    with pytest.raises(IndexError_, match=r"--include 'en/\*' matched no file under .*nothing was written"):
         evaluate.golden_engine(cfg, golden, Models(counting), print)
     assert len(list(LocalIndex.load(engine.cfg.index).scan(Scope.everything()))) == 1
 

@@ -286,6 +286,8 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
                          "folder of its own with --index (one inside the documents folder is fine)")
     if cfg.backend == "local":
         _own_folder(Path(cfg.index))
+    if include:
+        _check_include(folder, list(include), follow_links, _own_paths(cfg))
     progress = Progress(log)
     # Local: the index folder's lock.  milvus-lite lets one process open its
     # file (a second fails at once, with a message); a server has no lock here.
@@ -293,6 +295,27 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
         report = _ingest(folder, cfg, rebuild, embedder, list(include), follow_links, progress)
     progress.done()
     return report
+
+
+def _own_paths(cfg: Config) -> list[Path]:
+    """What an ingest writes, never read as documents."""
+    lite = cfg.backend == "milvus" and cfg.milvus_lite
+    return [_state_dir(cfg)] + ([Path(cfg.milvus_uri), Path(cfg.milvus_uri + ".citebot")] if lite else [])
+
+
+def _check_include(folder: Path, include: list[str], follow_links: bool, own: list[Path]) -> None:
+    """Refuse --include globs that can match nothing, before the index is
+    touched: one that matched no file wrote an empty index with exit 0 and a
+    note about "no readable documents", which hid the typo."""
+    for g in include:
+        if not g.strip() or g.startswith(("/", "~")) or ".." in Path(g).parts:
+            raise NotAFolder(f"--include {g!r} is no pattern of paths inside the folder; give one relative to "
+                             f"{folder}, such as --include 'en/*'; nothing was written")
+    rels = [p.relative_to(folder).as_posix() for p in discover(folder, include, follow_links, exclude=own)]
+    if none := [g for g in include if not any(fnmatch.fnmatch(r, g) for r in rels)]:
+        raise NotAFolder(" and ".join(f"--include {g!r}" for g in none) + f" matched no file under {folder} "
+                         "(a pattern matches the path inside that folder, such as 'en/*' or '*.md'); nothing "
+                         "was written")
 
 
 def _first_names(names: list[str]) -> str:
@@ -356,9 +379,7 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
             progress: Progress) -> Report:
     report = Report()
     prev = _previous(cfg, rebuild)
-    lite = cfg.backend == "milvus" and cfg.milvus_lite
-    own = [_state_dir(cfg)] + ([Path(cfg.milvus_uri), Path(cfg.milvus_uri + ".citebot")] if lite else [])
-    paths = discover(folder, include, follow_links, report.skipped, exclude=own)
+    paths = discover(folder, include, follow_links, report.skipped, exclude=_own_paths(cfg))
     progress.start(len(paths))
     chunks, sources = _read_folder(folder, cfg, prev, report, paths, progress)
     report.removed = sorted(set(prev.sources) - set(sources))
