@@ -79,11 +79,18 @@ def parse(p: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.
         cfg = config.load(config_flags(args), file=getattr(args, "config", None))
     except config.ConfigError as e:
         p.exit(EXIT_USAGE, f"citebot: {e}\n")
+    if problem := index_problem(args, cfg):
+        p.exit(EXIT_USAGE, f"citebot: {problem}\n")
+    return args, cfg
+
+
+def index_problem(args: argparse.Namespace, cfg: config.Config) -> str | None:
+    """--index with the milvus backend, which names its index otherwise."""
     if cfg.backend == "milvus" and getattr(args, "index", None) is not None:
         # Ignored, it let an ingest meant for a new index write into the collection already there.
-        p.exit(EXIT_USAGE, f"citebot: --index names a local index folder, and the backend is milvus (collection "
-                           f"{cfg.milvus_collection!r}); give --set milvus_collection=NAME instead, or --set backend=local\n")
-    return args, cfg
+        return (f"--index names a local index folder, and the backend is milvus (collection "
+                f"{cfg.milvus_collection!r}); give --set milvus_collection=NAME instead, or --set backend=local")
+    return None
 
 
 def scope_from(args: argparse.Namespace) -> Scope:

@@ -220,6 +220,8 @@ def config_main(argv: list[str] | None = None, prog: str = "config.py") -> int:
         cfg, sources = config.resolve(cli.config_flags(args), file=args.config)
     except config.ConfigError as e:
         return cli.fail(str(e), cli.EXIT_USAGE)
+    if problem := cli.index_problem(args, cfg):  # shown as valid, though every other command refuses it
+        return cli.fail(problem, cli.EXIT_USAGE)
     values = {k: getattr(cfg, k) for k in config.FIELDS}
     if values["milvus_token"]:
         values["milvus_token"] = "***"  # never printed

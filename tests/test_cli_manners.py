@@ -143,3 +143,11 @@ def test_a_piped_turn_too_long_to_ask_fails_the_run(sample_index):
     # Skipped with a message and exit 0 before; the README says a piped chat exits 1 if a turn got no answer.
     assert r.returncode == 1 and "the question is 5,000 characters long; ask in at most 4,000" in r.stderr
     assert r.stdout == alone.stdout  # the other turn is answered all the same
+
+
+def test_config_py_refuses_index_with_the_milvus_backend_as_every_command_does():
+    r = run("config.py", "--set", "backend=milvus", "--index", "/x")  # shown as valid, exit 0, before
+    assert r.returncode == 2 and r.stdout == "" and "--index names a local index folder" in r.stderr
+    json_error(run("config.py", "--set", "backend=milvus", "--index", "/x", "--json"), 2, "give --set milvus_collection")
+    r = run("retrieve.py", "refund", "--set", "backend=milvus", "--index", "/x")  # the check it now shares
+    assert r.returncode == 2 and "--index names a local index folder" in r.stderr
