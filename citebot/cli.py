@@ -81,6 +81,11 @@ def parse(p: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.
         p.exit(EXIT_USAGE, f"citebot: {e}\n")
     if problem := index_problem(args, cfg):
         p.exit(EXIT_USAGE, f"citebot: {problem}\n")
+    lang = getattr(args, "lang", None)
+    if lang and lang.strip() and not all(x.strip() for x in lang.split(",")):
+        # ",," searched an empty set of languages: "no hits", and a warning about the language ''.
+        p.error(f"--lang {lang!r} names an empty language; give language codes separated by commas, such as "
+                f"--lang zh,en (--lang \"\" is any language)")
     return args, cfg
 
 

@@ -145,6 +145,15 @@ def test_a_piped_turn_too_long_to_ask_fails_the_run(sample_index):
     assert r.stdout == alone.stdout  # the other turn is answered all the same
 
 
+def test_a_lang_list_with_an_empty_language_is_a_usage_error(tmp_path):
+    # ",," searched an empty set of languages: "no hits", exit 0, and a warning about the language ''.
+    for script, args in (("retrieve.py", ["refund"]), ("bot.py", ["--ask", "refund"])):
+        for lang in (",,", "en,", " , "):
+            r = run(script, *args, "--lang", lang, "--index", str(tmp_path / "none"))
+            assert r.returncode == 2 and f"--lang {lang!r} names an empty language" in r.stderr, r.stderr
+    json_error(run("bot.py", "--ask", "refund", "--lang", ",,", "--json"), 2, "names an empty language")
+
+
 def test_config_py_refuses_index_with_the_milvus_backend_as_every_command_does():
     r = run("config.py", "--set", "backend=milvus", "--index", "/x")  # shown as valid, exit 0, before
     assert r.returncode == 2 and r.stdout == "" and "--index names a local index folder" in r.stderr
