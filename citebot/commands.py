@@ -79,7 +79,8 @@ def _failed(e: Exception, record: dict | None = None) -> int:
 def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
     p = cli.Parser(prog=prog, description="Build or update a citebot index from a folder.")
     p.add_argument("folder", help="folder of .md, .txt, .html, .pdf documents")
-    p.add_argument("--rebuild", action="store_true", help="ignore the existing index and build from scratch")
+    p.add_argument("--rebuild", action="store_true", help="replace the index with one of this folder alone (documents it no longer reads "
+                   "are dropped; the vectors of unchanged text are kept, not embedded again)")
     p.add_argument("--include", action="append", default=[], metavar="GLOB",
                    help="only files whose path in the folder matches, e.g. --include 'en/*'; repeat for more")
     p.add_argument("--follow-links", action="store_true", help="also read links that lead out of the folder")

@@ -353,3 +353,22 @@ def test_an_id_the_chosen_half_leaves_out_is_a_usage_error(capsys):
     other = next(q.id for q in gold.questions if q.half == "report")
     assert main(["--split", "tune", "--ids", other]) == 2  # it ran, and printed a table of n = 0
     assert f"{other} is not in the tune half" in capsys.readouterr().err
+
+
+def test_the_text_report_says_counts_none_when_no_question_failed():
+    from citebot.measurement import report
+    result = {"golden": "g.json", "split": "all", "n": 1, "n_answerable": 1, "index": "idx", "configs": {},
+              "default": None, "rerank_available": True, "per_tag": {}, "misses": {}, "diagnosed": "hybrid",
+              "diagnosis": {"questions": {}, "counts": {}}}
+    # It ended with "counts: " and nothing after it.
+    assert report.golden_report(result).splitlines()[-1] == "counts: none"
+    result["diagnosis"] = {"questions": {"q1": [("rank", "below k")]}, "counts": {"rank": {"below k": 1}}}
+    assert report.golden_report(result).splitlines()[-1] == "counts: rank: below k 1"
+
+
+def test_ingest_help_says_rebuild_keeps_the_vectors_of_unchanged_text():
+    r = subprocess.run([sys.executable, str(ROOT / "ingest.py"), "--help"], capture_output=True, text=True,
+                       env={"PATH": "/usr/bin:/bin", "HOME": "/tmp", "COLUMNS": "200"}, timeout=60)
+    # It said "build from scratch", and the README says unchanged text's vectors are kept.
+    assert r.returncode == 0 and "build from scratch" not in r.stdout
+    assert "the vectors of unchanged text are kept" in " ".join(r.stdout.split())

@@ -73,6 +73,6 @@ def golden_report(result: dict) -> str:
     d = result["diagnosis"]
     out += ["", f"diagnosis of failed questions ({result['diagnosed']} configuration):"]
     out += [f"  {qid}: " + (", ".join(f"{s}/{lab}" for s, lab in f) or "(no finding)") for qid, f in d["questions"].items()]
-    out.append("counts: " + "; ".join(f"{s}: " + ", ".join(f"{lab} {n}" for lab, n in c.items())
-                                     for s, c in d["counts"].items()))
+    out.append("counts: " + ("; ".join(f"{s}: " + ", ".join(f"{lab} {n}" for lab, n in c.items())
+                                      for s, c in d["counts"].items()) or "none"))  # "counts: " alone read as cut off
     return "\n".join(out)
