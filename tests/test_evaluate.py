@@ -372,3 +372,26 @@ def test_ingest_help_says_rebuild_keeps_the_vectors_of_unchanged_text():
     # It said "build from scratch", and the README says unchanged text's vectors are kept.
     assert r.returncode == 0 and "build from scratch" not in r.stdout
     assert "the vectors of unchanged text are kept" in " ".join(r.stdout.split())
+
+
+def test_refusal_json_prints_the_table_as_one_object(monkeypatch, capsys):
+    from citebot.answer import gate
+    from citebot.measurement import main, refusal
+
+    # Cases refused before the gate (signals None) are refused at every threshold, so the numbers are by hand:
+    # report half, 1 unanswerable + 1 answerable, both refused: P = 1/2, R = 1/1; tune half, 1 unanswerable: 1, 1.
+    cases = [refusal.Case("s", "r1", "report", False, None), refusal.Case("s", "r2", "report", True, None),
+             refusal.Case("s", "t1", "tune", False, None)]
+    monkeypatch.setattr(refusal, "missing_sources", lambda: {})
+    monkeypatch.setattr(refusal, "collect", lambda cfg, models, log, missing=None: cases)
+    assert main.main(["--refusal", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)  # it printed the text table
+    assert out["threshold"] == 0.35
+    assert out["halves"]["report"]["s"] == {"precision": 0.5, "recall": 1.0, "f1": pytest.approx(2 / 3), "n": 2,
+                                            "unanswerable": 1}
+    assert out["halves"]["tune"]["s"] == {"precision": 1.0, "recall": 1.0, "f1": 1.0, "n": 1, "unanswerable": 1}
+    assert len(out["tradeoff"]["report"]["s"]) == len(refusal.THRESHOLDS)
+    assert out["tradeoff"]["report"]["s"][0] == {"threshold": 0.05, "precision": 0.5, "recall": 1.0}
+    from citebot.search.models import model_name
+    params = gate.model(model_name("packaged"), None)  # the tests' model (conftest), the shipped fit for it
+    assert out["weights"] == dict(zip(params["features"], params["coef"])) and out["picture"] is None

@@ -119,7 +119,8 @@ def run(args, cfg: Config, configs, own_index: bool) -> int:
     if args.refusal:
         from citebot.measurement import refusal
 
-        print(refusal.run(cfg, args.fit, Path(args.plot) if args.plot else None, cli.warn))
+        out = refusal.run(cfg, args.fit, Path(args.plot) if args.plot else None, cli.warn, as_json=args.json)
+        print(cli.json_text(out, indent=2) if args.json else out)  # --json printed the text table
         return cli.EXIT_OK
     if args.benchmark and not args.sweep:
         from citebot.measurement import beir

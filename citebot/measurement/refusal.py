@@ -331,7 +331,19 @@ def _logit(p: float) -> float:
     return float(np.log(p / (1.0 - p)))
 
 
-def run(cfg: Config, refit: bool, plot_path: Path | None, log) -> str:
+def summary(cases: list[Case], params: dict, chosen: float, curve: dict, name: str,
+            plot_path: Path | None = None) -> dict:
+    """What :func:`table` and the lines under it say, as data (``evaluate.py --refusal --json``)."""
+    halves = {split: {src: {**scores(cs, params, chosen), "unanswerable": sum(not c.answerable for c in cs)}
+                      for src, cs in sorted(by_source(cases, split).items())} for split in ("tune", "report")}
+    return {"threshold": chosen, "fit": params.get("model", name), "halves": halves,
+            "tradeoff": {split: {src: [{"threshold": t, "precision": p, "recall": r} for t, p, r in pts]
+                                 for src, pts in by_src.items()} for split, by_src in curve.items()},
+            "weights": dict(zip(params["features"], params["coef"])),
+            "picture": str(plot_path) if plot_path else None}
+
+
+def run(cfg: Config, refit: bool, plot_path: Path | None, log, as_json: bool = False) -> str | dict:
     from citebot.search.models import model_name
 
     missing = missing_sources()
@@ -356,6 +368,8 @@ def run(cfg: Config, refit: bool, plot_path: Path | None, log) -> str:
     curve = curves(cases, params)
     if plot_path is not None:
         plot(curve, chosen, plot_path)
+    if as_json:
+        return summary(cases, params, chosen, curve, name, plot_path)
     tail = f"\nfit: {params.get('model', name)}\nweights (standardised signals): " + ", ".join(
         f"{f} {c:+.2f}" for f, c in zip(params["features"], params["coef"]))
     return table(cases, params, chosen, curve) + tail + (f"\npicture: {plot_path}" if plot_path else "")
