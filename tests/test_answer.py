@@ -359,7 +359,18 @@ def test_a_list_item_is_quoted_with_the_rest_of_its_item_first():
     assert ex.text == "“`allow_methods` - HTTP methods that are allowed in requests. Defaults to `['GET']`.” [1]"
     q = "which http methods are allowed in requests, and can every origin be allowed?"
     ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3, max_sentences=3)
-    assert ex.text.startswith("“You can use `['*']` to allow every origin. `allow_methods`")
+    # Two items quoted together are a line each (they ran into one sentence).
+    assert ex.text.startswith("“- You can use `['*']` to allow every origin.\n- `allow_methods` - HTTP methods that")
+
+
+def test_a_second_quote_must_add_more_than_a_chinese_question_word():
+    # "什么是 OpenAPI？": a chunk holding only "什么" ("what") was quoted second, as if it answered a part.
+    ctx = answer_ctx.Context([hit(1, "你可以做什么。"), hit(2, "OpenAPI 是一个规范。")])
+    q = "什么是 OpenAPI？"
+    assert ex_mod.form_terms(q) == {"什么"}
+    # Terms 什么, 么是, openapi (idf 1): the lead holds openapi (1/3); chunk 1 holds 什么 (1/3), once a third
+    # of the question's mass; now the question's mass is 么是 + openapi, and 什么 adds nothing.
+    assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1).text == "“OpenAPI 是一个规范。” [2]"
 
 
 def test_extractive_refuses_when_nothing_matches():

@@ -283,14 +283,20 @@ def form_terms(question: str) -> frozenset[str]:
     "take" of "how long does it take?"), not what it is about: a second quote
     that only adds them ("a long ride can take 2 minutes") answers no part of
     the question."""
+    # Chinese question words are terms of their own (bigrams; English's "what", "how" are stopwords):
+    # "什么是 OpenAPI？" got a second quote for holding "什么".
+    words = frozenset(t for w in _ZH_ASKING.findall(question) for t in analyzer.analyze(w))
     asked = _asked(question)
     if asked is None:
-        return frozenset()
+        return words
     q = asked[0]
     spans = [m.group(0) for m in q.finditer(question)]
     if q is _ASKS_DURATION:
         spans += _DURATION_VERBS.findall(question)
-    return frozenset(analyzer.analyze(" ".join(spans)))
+    return words | frozenset(analyzer.analyze(" ".join(spans)))
+
+
+_ZH_ASKING = re.compile(r"为什么|為什麼|什么|什麼|如何|怎么|怎麼|怎样|怎樣|为何|為何|哪些|哪个|哪個|哪里|哪裡|是否")
 
 
 def in_range(numbers: Sequence[float], text: str) -> bool:
@@ -479,15 +485,21 @@ def _render(quote: list[Unit]) -> str:
     their header; code whole."""
     n = quote[0].n
     parts: list[tuple[str, str]] = []
+    # Items of a bulleted list quoted together are a line each ("`lt`: less than `le`: less than or
+    # equal" ran two parameters into one sentence); one item alone reads as a sentence.
+    listed = len({u.item for u in quote if u.kind == "sentence" and u.item is not None and u.steps is None}) > 1
     for j, u in enumerate(quote):
+        bullet = listed and u.item is not None and u.steps is None and (j == 0 or quote[j - 1].item != u.item)
+        after_list = listed and u.item is None and j > 0 and quote[j - 1].item is not None
+        shown = "- " + u.quote if bullet else u.quote
         if u.kind == "sentence" and parts and parts[-1][0] == "sentence":
             # A new step starts a line; a step's second sentence continues it.
             step = u.steps is not None and u.steps == quote[j - 1].steps and bool(_ORDERED.match(u.quote))
-            parts[-1] = ("sentence", parts[-1][1] + ("\n" if step else " ") + u.quote)
+            parts[-1] = ("sentence", parts[-1][1] + ("\n" if step or bullet or after_list else " ") + shown)
         elif u.kind == "row" and parts and parts[-1][0] == "row":
             parts[-1] = ("row", parts[-1][1] + "\n" + u.quote.split("\n")[-1])
         else:
-            parts.append((u.kind, u.quote))
+            parts.append((u.kind, shown))
     text = "\n".join(f"“{t}”" if k == "sentence" else t for k, t in parts)
     return text + (f"\n[{n}]" if parts[-1][0] == "code" else f" [{n}]")
 
