@@ -59,7 +59,8 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: b
             turn = convo.ask(args.ask)
             print(cli.json_text(render.turn_json(turn), indent=2))  # a script reads "error" here, too
             return cli.fail(turn.error) if turn.error else cli.EXIT_OK
-        turn = answer_to(convo, args.ask, sys.stdout, notes=sys.stderr)  # answers on stdout, diagnostics on stderr
+        # answers on stdout, diagnostics on stderr; no /show hint (the chat's command)
+        turn = answer_to(convo, args.ask, sys.stdout, notes=sys.stderr, chat=False)
     except _runtime_errors() as e:  # a model that would not load, an index the model does not fit ...
         return _failed(e, {"question": args.ask} if args.json else None)
     return cli.EXIT_FAIL if turn.error else cli.EXIT_OK

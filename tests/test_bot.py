@@ -197,6 +197,8 @@ def test_show_prints_the_whole_chunk_with_file_and_lines(sample_engine, tmp_path
     n = len(turn.context.shown)
     assert n > 1 and render.sources_text(one).split("\n")[-1] == \
         f"(of the {n} passages read, numbered strongest last; /show 1-{n})"
+    # --ask has no /show: it says what the numbers are and points nowhere.
+    assert render.sources_text(one, chat=False).split("\n")[-1] == f"(of the {n} passages read, numbered strongest last)"
     every = dataclasses.replace(turn, citations=[dict(turn.citations[0], n=i) for i in range(1, n + 1)])
     assert "passages read" not in render.sources_text(every)
 

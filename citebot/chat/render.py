@@ -57,7 +57,8 @@ def _page(page: int | None) -> str:
     return f" p. {page}" if page else ""
 
 
-def sources_text(turn: Turn | None) -> str:
+def sources_text(turn: Turn | None, chat: bool = True) -> str:
+    """``chat`` false (``--ask``): no pointer to /show, which only the chat has."""
     if turn is None:
         return "No sources yet."
     read = f"; /show 1-{len(turn.context.shown)} shows the passages it read" if turn.context.shown else ""
@@ -74,7 +75,7 @@ def sources_text(turn: Turn | None) -> str:
     n = len(turn.context.shown)
     if n > len({c["n"] for c in turn.citations}):
         # An answer citing [5] alone left /show 1 looking like a source of it.
-        lines.append(f"(of the {n} passages read, numbered strongest last; /show 1-{n})")
+        lines.append(f"(of the {n} passages read, numbered strongest last" + (f"; /show 1-{n})" if chat else ")"))
     return "\n".join(lines)
 
 

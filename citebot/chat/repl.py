@@ -71,7 +71,7 @@ class Conversation:
             pass  # a read-only data dir must not break the answer
 
 
-def answer_to(convo: Conversation, text: str, out, notes=None) -> Turn:
+def answer_to(convo: Conversation, text: str, out, notes=None, chat: bool = True) -> Turn:
     """Ask, streaming the answer to ``out``, then the notes and the sources.
     ``notes`` (default ``out``) gets the diagnostics: what else was searched,
     how many citation numbers were removed; ``--ask`` sends them to stderr.
@@ -109,7 +109,7 @@ def answer_to(convo: Conversation, text: str, out, notes=None) -> Turn:
     if turn.unsupported and not turn.refused:
         say("(unsupported: this answer cites none of the sources — do not rely on it)")
     if turn.citations:
-        say(render.sources_text(turn))
+        say(render.sources_text(turn, chat))
     return turn
 
 
