@@ -718,3 +718,21 @@ def test_installed_packages_are_not_read_unless_included(tmp_path):
     report = ingest(folder, Config(index=str(tmp_path / "idx2"), embed_model="test/hash-8"), embedder=HashEmbedder(),
                     include=["node_modules/*"], log=lambda m: None)
     assert report.added == ["node_modules/left-pad/README.md"]
+
+
+def test_a_table_that_lays_out_the_page_is_read_as_the_page_not_as_one_row(tmp_path):
+    # An old site's layout table became one data-table row of the whole page (9 KB, one chunk), its
+    # nested table's text read twice; a quote for "paragraph 75" gave paragraphs 2-4.
+    paras = "".join(f"<p>Paragraph {i} of the page.</p>" for i in range(4))
+    page = (f"<html><body>\n<table><tr><td>Menu</td><td>\n<h1>Old Page</h1>{paras}\n"
+            "<table><tr><th>Size</th><th>Price</th></tr><tr><td>L</td><td>$5</td></tr></table>\n</td></tr></table>"
+            "</body></html>")
+    doc = load(tmp_path, "old.html", page)
+    assert [(b.kind, b.text, b.start) for b in doc.blocks] == [
+        ("para", "Menu", 2), ("heading", "Old Page", 3),
+        *[("para", f"Paragraph {i} of the page.", 3) for i in range(4)],
+        ("table", "| Size | Price |\n|---|---|\n| L | $5 |", 4)]
+    # A data table whose cells each wrap their text in a <p> (Sphinx) is still a table.
+    doc = load(tmp_path, "sphinx.html", "<table><tr><th><p>Size</p></th><th><p>Price</p></th></tr>"
+                                         "<tr><td><p>L</p></td><td><p>$5</p></td></tr></table>")
+    assert [(b.kind, b.text) for b in doc.blocks] == [("table", "| Size | Price |\n|---|---|\n| L | $5 |")]

@@ -473,6 +473,23 @@ def _nested_lists(li) -> list:
     return [u for u in li.find_all(["ul", "ol"]) if u.find_parent(["li", "ul", "ol"]) is li]
 
 
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def _layout(table) -> bool:
+    """A table that lays out a page (old sites, mail templates): marked so,
+    or a cell holds a heading, another table or several paragraphs. Read as
+    one data table, a whole page became one 9 KB row, its nested tables'
+    text twice; a data table's cell holds one paragraph at most (Sphinx
+    wraps each cell's text in a <p>)."""
+    if table.get("role") in ("presentation", "none"):
+        return True
+    for cell in table.find_all(("td", "th")):
+        if cell.find(_HEADINGS + ("table",)) is not None or len(cell.find_all("p")) > 2:
+            return True
+    return False
+
+
 def _html_blocks(root) -> list[Block]:
     """Blocks in reading order; text that sits in no block tag (in a bare
     ``<div>``, ``<span>`` or ``<body>``) reads as paragraphs of its own."""
@@ -493,7 +510,11 @@ def _html_blocks(root) -> list[Block]:
     def walk(node) -> None:
         for child in node.children:
             if isinstance(child, Tag):
-                if child.name in _BLOCKS:
+                if child.name == "table" and _layout(child):
+                    flush()
+                    walk(child)  # its cells' blocks, in reading order
+                    flush()
+                elif child.name in _BLOCKS:
                     flush()
                     if id(child) in joined:
                         continue

@@ -67,7 +67,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # title on the lines below, and a MultiMarkdown key with spaces or text right below the header (the same: unchanged)
 # 24: front matter opened by "----", "--- # comment" or a "%YAML" line and naming a scope key fails closed; a
 # <form>'s text is read (its select and textarea are not); a log's terminal escapes and a Markdown image
-# given as a data: URL read as shown; a PDF encrypted with an empty password is read (fastapi-docs, the sample: unchanged)
+# given as a data: URL read as shown; a PDF encrypted with an empty password is read; a table that lays out the
+# page (a cell holds a heading, a table or several paragraphs) reads as its cells' blocks (fastapi-docs, the
+# sample: unchanged)
 CHUNKER_VERSION = 24
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
