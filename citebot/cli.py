@@ -134,6 +134,10 @@ class Stdout:
         # Closed: a library asking for its encoding or fileno gets /dev/null's (it checked for None,
         # not for an object that refuses), and /dev/null takes fd 1, so no file opened later lands there.
         self.stream = open(os.devnull, "w", encoding="utf-8") if stream is None else stream  # noqa: SIM115
+        # A character the stream's encoding lacks (PYTHONIOENCODING=ascii, a Latin-1 terminal) is written
+        # escaped: taken for a failed write, it hid the run's own error behind "cannot write the output".
+        if getattr(self.stream, "errors", None) == "strict" and hasattr(self.stream, "reconfigure"):
+            self.stream.reconfigure(errors="backslashreplace")
 
     def _do(self, what, *args):
         if self.gone:

@@ -528,6 +528,23 @@ def test_a_list_items_words_are_the_context_of_its_sentences():
     assert scored["Defaults to `30`."].lexical == pytest.approx(1 / 3)
 
 
+def test_a_label_that_is_no_admonition_is_what_a_colon_introduces():
+    # "Error:" and "Example:" in prose are the message a sentence introduces, not an aside: the quote
+    # stopped at "this message:" and dropped the answer.
+    ctx = answer_ctx.Context([hit(1, "When an upload fails, the page shows this message:\n\n"
+                                     "Error: the quota for this account is exceeded.")])
+    q = "what message does the page show when an upload fails?"
+    assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1).text == (
+        "“When an upload fails, the page shows this message: Error: the quota for this account is exceeded.” [1]")
+
+
+def test_numbered_items_keep_their_numbers_and_get_no_bullet():
+    # Numbered items that are no steps (they share the introduction's block) got "- 1. Download ...".
+    units = ex_mod.chunk_units(1, "To install it:\n1. Download the installer.\n2. Run the installer.")
+    assert [u.steps for u in units] == [None, None, None]
+    assert ex_mod._render(units) == "“To install it:\n1. Download the installer.\n2. Run the installer.” [1]"
+
+
 def test_a_table_row_is_quoted_under_its_header_and_code_whole():
     ctx = answer_ctx.Context([hit(1, "| Size | Height |\n|---|---|\n| M | 165-178 cm |\n| L | 178-188 cm |"),
                               hit(2, "Install it:\n\n```\npip install fastapi\n```")])

@@ -160,3 +160,12 @@ def test_config_py_refuses_index_with_the_milvus_backend_as_every_command_does()
     json_error(run("config.py", "--set", "backend=milvus", "--index", "/x", "--json"), 2, "give --set milvus_collection")
     r = run("retrieve.py", "refund", "--set", "backend=milvus", "--index", "/x")  # the check it now shares
     assert r.returncode == 2 and "--index names a local index folder" in r.stderr
+
+
+def test_text_an_ascii_stdout_cannot_hold_is_escaped_not_a_failed_write(tmp_path):
+    # PYTHONIOENCODING=ascii: the “x” in the JSON record failed the write, and "cannot write the output"
+    # hid the run's own error (no index).
+    r = run("retrieve.py", "“x” ü", "--index", str(tmp_path / "none"), env={"PYTHONIOENCODING": "ascii"})
+    assert r.returncode == 1 and "cannot write" not in r.stderr and "no index at" in r.stderr
+    r = run("rewrite.py", "café prices", env={"PYTHONIOENCODING": "ascii"})
+    assert r.returncode == 0 and "caf\\xe9 prices" in r.stdout.splitlines()

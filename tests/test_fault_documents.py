@@ -48,6 +48,14 @@ def load(tmp_path, name, text):
     ("--- # front matter\naudience: staff\n---\nSecret.\n", "line 1: front matter opens with '--- # front matter'"),
     ("%YAML 1.2\n---\naudience: staff\n---\nSecret.\n", "line 1: front matter opens with '%YAML 1.2'"),
     ("\n----\ntitle: Pay\naudiance: staff\n----\nSecret.\n", "line 2: front matter opens with '----'"),
+    # Directives, a comment or a blank line before the document's "---"; a quoted key, a list item, a flow
+    # mapping, a zero-width space before the key (a review found each published the page).
+    *[(t, "front matter opens with '%YAML 1.2'") for t in (
+        "%YAML 1.2\n\n---\naudience: staff\n...\nSecret.\n", "%YAML 1.2\n# c\n---\naudience: staff\n...\nSecret.\n",
+        "%YAML 1.2\n%TAG ! tag:x,2000:\n---\naudience: staff\n---\nSecret.\n")],
+    *[(t, "front matter opens with '----'") for t in (
+        '----\n"audience": staff\n----\nSecret.\n', "----\n{audience: staff}\n----\nSecret.\n",
+        "----\n- audience: staff\n----\nSecret.\n", "----\n\u200baudience: staff\n----\nSecret.\n")],
 ])
 def test_metadata_that_cannot_be_read_makes_the_file_unreadable(tmp_path, text, where):
     with pytest.raises(documents.UnreadableDocument) as e:
@@ -60,6 +68,10 @@ def test_a_rule_or_a_near_fence_naming_no_scope_key_is_text(tmp_path):
     assert any("Intro: welcome." in b.text for b in load(tmp_path, "a.md", "----\nIntro: welcome.\n\nText.\n").blocks)
     doc = load(tmp_path, "b.md", "----\ntitle: Pay\n----\nText: audience: staff is set elsewhere.\n")
     assert doc.meta["audience"] == "public"  # the key after the block is text
+    # Never closed, or with a code block inside: page text, as every tool reads it.
+    for text in ("----\n# API\n\nThe response:\n\n```\nstatus: 404\n```\n", "%YAML is a directive\nstatus: ok\n",
+                 "----\n# API\n```\nstatus: 404\n```\n---\n"):
+        assert load(tmp_path, "c.md", text).meta["audience"] == "public"
 
 
 def test_a_misspelt_scope_key_in_a_meta_tag_or_a_pdfs_info_fails_closed_too(tmp_path):
@@ -661,7 +673,7 @@ def test_a_pages_body_inside_a_form_is_read_and_its_controls_are_not(tmp_path):
     # A country list's options are no text of the page.
     page = ('<html><head><title>Leave</title></head><body><form id="f1"><div><h1>Leave Policy</h1>\n'
             "<p>Employees get 25 days of annual leave.</p>\n<select><option>Afghanistan</option>"
-            "<option>Albania</option></select></div></form></body></html>")
+            "<option>Albania</option></select><datalist><option>Auto</option></datalist></div></form></body></html>")
     doc = load(tmp_path, "p.html", page)
     assert [b.text for b in doc.blocks] == ["Leave Policy", "Employees get 25 days of annual leave."]
 
@@ -675,6 +687,10 @@ def test_a_logs_terminal_colours_are_not_part_of_its_words(tmp_path):
     assert "error" in analyze(doc.blocks[1].text)
     doc = load(tmp_path, "n.md", "# Log\n\n\x1b[1mbold\x1b[0m text.\n")
     assert doc.blocks[-1].text == "bold text."
+    # A title ended by a lone "\r" (a line end) ends there: the lines after it were eaten.
+    (tmp_path / "cr.txt").write_bytes(b"a\x1b]0;title\rline2\rline3\r")
+    assert [(b.text, b.start, b.end) for b in documents.load(tmp_path / "cr.txt", "cr.txt").blocks] == [
+        ("a\nline2\nline3", 1, 3)]
 
 
 def test_an_image_pasted_as_a_data_url_reads_as_its_alt_text(tmp_path):
@@ -684,6 +700,10 @@ def test_an_image_pasted_as_a_data_url_reads_as_its_alt_text(tmp_path):
     doc = load(tmp_path, "trip.md", f"# Trip\n\nThe hotel was great.\n\n![the pool](data:image/png;base64,{picture})\n\n"
                                     "We left on Sunday.\n")
     assert [b.text for b in doc.blocks if b.kind == "para"] == ["The hotel was great.", "the pool", "We left on Sunday."]
+    # With a title in single quotes or parentheses, and brackets in the alt text.
+    doc = load(tmp_path, "t.md", f"![a [b] c](data:image/png;base64,{picture} 'title')\n\n"
+                                 f"![d](data:image/png;base64,{picture} (title))\n")
+    assert [b.text for b in doc.blocks] == ["a [b] c", "d"]
 
 
 def test_files_of_a_type_citebot_does_not_read_are_one_line_a_run(tmp_path):
@@ -718,6 +738,10 @@ def test_installed_packages_are_not_read_unless_included(tmp_path):
     report = ingest(folder, Config(index=str(tmp_path / "idx2"), embed_model="test/hash-8"), embedder=HashEmbedder(),
                     include=["node_modules/*"], log=lambda m: None)
     assert report.added == ["node_modules/left-pad/README.md"]
+    for glob in ("node_modules/left-pad/*", "*node_modules/*"):  # a glob that names the folder
+        report = ingest(folder, Config(index=str(tmp_path / "idx3"), embed_model="test/hash-8"),
+                        embedder=HashEmbedder(), include=[glob, "docs/*"], log=lambda m: None, rebuild=True)
+        assert "node_modules/" not in dict(report.skipped), glob
 
 
 def test_a_table_that_lays_out_the_page_is_read_as_the_page_not_as_one_row(tmp_path):
@@ -732,6 +756,10 @@ def test_a_table_that_lays_out_the_page_is_read_as_the_page_not_as_one_row(tmp_p
         ("para", "Menu", 2), ("heading", "Old Page", 3),
         *[("para", f"Paragraph {i} of the page.", 3) for i in range(4)],
         ("table", "| Size | Price |\n|---|---|\n| L | $5 |", 4)]
+    # Each cell of a layout table is a paragraph of its own, on its own line ("Phone555-1234Fax555-9999").
+    doc = load(tmp_path, "card.html", '<html><body>\n<table role="presentation"><tr><td>Phone</td><td>555-1234</td>'
+                                      "</tr>\n<tr><td>Fax</td><td>555-9999</td></tr></table></body></html>")
+    assert [(b.text, b.start) for b in doc.blocks] == [("Phone", 2), ("555-1234", 2), ("Fax", 3), ("555-9999", 3)]
     # A data table whose cells each wrap their text in a <p> (Sphinx) is still a table.
     doc = load(tmp_path, "sphinx.html", "<table><tr><th><p>Size</p></th><th><p>Price</p></th></tr>"
                                          "<tr><td><p>L</p></td><td><p>$5</p></td></tr></table>")

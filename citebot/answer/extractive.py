@@ -491,7 +491,8 @@ def _render(quote: list[Unit]) -> str:
     for j, u in enumerate(quote):
         bullet = listed and u.item is not None and u.steps is None and (j == 0 or quote[j - 1].item != u.item)
         after_list = listed and u.item is None and j > 0 and quote[j - 1].item is not None
-        shown = "- " + u.quote if bullet else u.quote
+        # A numbered item keeps its number and gets no bullet before it.
+        shown = "- " + u.quote if bullet and not _ORDERED.match(u.quote) else u.quote
         if u.kind == "sentence" and parts and parts[-1][0] == "sentence":
             # A new step starts a line; a step's second sentence continues it.
             step = u.steps is not None and u.steps == quote[j - 1].steps and bool(_ORDERED.match(u.quote))

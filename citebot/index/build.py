@@ -124,7 +124,8 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
             # Third-party packages (a project folder's node_modules, a virtualenv): thousands of other
             # people's READMEs among the asker's pages. An --include that names the folder reads it.
             rel_dir = (Path(dirpath) / d).relative_to(folder).as_posix() + "/"
-            if not any(g.startswith(rel_dir) for g in include):
+            # Named by a glob ("node_modules/*", "*/node_modules/*", "node_modules"): read as asked.
+            if not any(g.startswith(rel_dir) or d in g for g in include):
                 dirnames.remove(d)
                 skipped.append((rel_dir, "installed packages (node_modules, a virtualenv), not your documents; "
                                          f"--include '{rel_dir}*' reads them"))

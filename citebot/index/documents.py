@@ -278,8 +278,8 @@ _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+\|?\s*
 
 # A terminal's escape sequences in a saved log or console paste ("\x1b[31mERROR\x1b[0m"): the text
 # reads as the terminal showed it (searched as written, "ERROR" was the term "31merror").
-# Never across a line end, so line numbers hold.
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]?")
+# Never across a line end (a lone "\r" is one too), so line numbers hold.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\r\n]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]?")
 
 
 def _as_shown(text: str) -> str:
@@ -338,7 +338,7 @@ def _decode(data: bytes) -> str:
 # --- HTML --------------------------------------------------------------------
 # A <form>'s own text is read: ASP.NET and SharePoint pages hold their whole body in one (dropped, such a
 # page gave no text at all); its controls' option lists are not prose ("Press <button>Return</button>" is).
-_BOILERPLATE = ("script", "style", "nav", "noscript", "iframe", "svg", "template", "select", "textarea")
+_BOILERPLATE = ("script", "style", "nav", "noscript", "iframe", "svg", "template", "select", "textarea", "datalist")
 # The site's, outside <main>/<article>; inside one a header holds its title and an aside a caveat.
 _PAGE_CHROME = ("header", "footer", "aside")
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
@@ -478,9 +478,9 @@ _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 def _layout(table) -> bool:
     """A table that lays out a page (old sites, mail templates): marked so,
-    or a cell holds a heading, another table or several paragraphs. Read as
-    one data table, a whole page became one 9 KB row, its nested tables'
-    text twice; a data table's cell holds one paragraph at most (Sphinx
+    or a cell holds a heading, another table or three paragraphs or more.
+    Read as one data table, a whole page became one 9 KB row, its nested
+    tables' text twice; a data table's cell holds a paragraph or two (Sphinx
     wraps each cell's text in a <p>)."""
     if table.get("role") in ("presentation", "none"):
         return True
@@ -511,9 +511,7 @@ def _html_blocks(root) -> list[Block]:
         for child in node.children:
             if isinstance(child, Tag):
                 if child.name == "table" and _layout(child):
-                    flush()
-                    walk(child)  # its cells' blocks, in reading order
-                    flush()
+                    walk_layout(child)  # its cells' blocks, in reading order
                 elif child.name in _BLOCKS:
                     flush()
                     if id(child) in joined:
@@ -549,6 +547,16 @@ def _html_blocks(root) -> list[Block]:
                 if not loose:
                     loose_line[0] = _string_line(child)
                 loose.append(str(child))
+    def walk_layout(node) -> None:
+        # Each cell's text is a paragraph of its own ("Phone" and "555-1234" ran together, lines 3-4
+        # cited as 3); a row group or a row holds cells.
+        for part in node.children:
+            if isinstance(part, Tag) and part.name in ("thead", "tbody", "tfoot", "tr"):
+                walk_layout(part)
+            elif isinstance(part, Tag):
+                flush()
+                walk(part)
+                flush()
     walk(root)
     flush()
     return blocks

@@ -98,13 +98,14 @@ def _strip_tags(text: str) -> str:
     return html.unescape(text) if "&" in text else text
 
 
-# The kinds of aside (admonition, callout) whose label ``_label`` writes: a
-# sentence that opens with one ("Warning: ...", "Note (注意): ...") starts an
-# aside, not the next thought of the text before it (the answerer's ``ASIDE``).
-ASIDE_KINDS = ("note", "tip", "info", "warning", "danger", "details", "caution", "important", "hint", "check",
-               "example", "abstract", "summary", "success", "question", "failure", "bug", "quote", "attention",
-               "error", "todo")
-ASIDE = re.compile(r"^(?:" + "|".join(k.capitalize() for k in ASIDE_KINDS) + r")(?: \([^)\n]*\))?[:：] ")
+# A sentence that opens with an admonition's label ("Warning: ...", "Note (注意): ", as ``_label``
+# writes them) starts an aside, not the next thought of the text before it (the answerer's quote
+# window). Only words that are admonitions and nothing else: "Error: the quota is exceeded." or
+# "Example: ..." after "the page shows this message:" is what the colon introduces.
+ASIDE_KINDS = ("note", "tip", "warning", "danger", "caution", "important", "hint", "attention", "info", "todo")
+# A collapsible "/// details | Title" block reads "Details (Title): "; "Details:" alone may be prose.
+ASIDE = re.compile(r"^(?:(?:" + "|".join(k.capitalize() for k in ASIDE_KINDS) + r")(?: \([^)\n]*\))?"
+                   r"|Details \([^)\n]*\))[:：] ")
 
 
 def _label(kind: str, title: str | None) -> str:
@@ -229,7 +230,8 @@ _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]: ?")  # "[^1]: " opening the 
 
 # An image pasted into the page as a data: URL (Notion, Typora, Obsidian exports) reads as its alt
 # text, as the page shows it: its base64 was indexed as text (a 200 KB note gave 653 chunks of it).
-_DATA_IMAGE = re.compile(r"!\[([^\]\n]*)\]\(\s*<?data:[^)\s>]*>?(?:\s+\"[^\"\n]*\")?\s*\)")
+_DATA_IMAGE = re.compile(r"!\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?data:[^)\s>]*>?"
+                         r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*\)""")
 
 
 def _reading(line: str, out: list[str]) -> str:

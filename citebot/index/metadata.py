@@ -53,7 +53,9 @@ _FENCE_AND_MORE = re.compile(r"(---|\+\+\+)[ \t]*[^\s\-+].*\b(status|audience|la
 # Read as text they published the page whose scope they held.
 _NEAR_FENCE = re.compile(r"^(?:-{3,}|\+{3,})(?:[ \t]+#.*)?$|^%(?:YAML|TAG)\b")
 _FENCE_LIKE = re.compile(r"^(?:-{3,}|\+{3,}|\.{3})(?:[ \t]+#.*)?$")
-_KEY_LINE = re.compile(r"^[ \t]*([A-Za-z_][\w-]*)[ \t]*[:=][ \t]*(.*)$")
+# A key line, its key quoted or a list item's too ("- audience: staff", '"audience": staff').
+_KEY_LINE = re.compile(r"""^(?:-[ \t]+)?["']?([A-Za-z_][\w-]*)["']?[ \t]*[:=][ \t]*(.*)$""")
+_SCOPE_ANYWHERE = re.compile(r"""\b(status|audience|lang|tenant)["']?[ \t]*[:=]""", re.I)
 
 
 def _bare(line: str) -> str:
@@ -127,18 +129,34 @@ def split_front_matter(text: str) -> tuple[dict, list[str], int]:
 
 def _near_fence(lines: list[str], first: int) -> None:
     """Front matter opened by a line that is nearly a fence ("----", "---
-    # comment", "%YAML 1.2") and holding a scope key fails closed."""
-    for i in range(first + 1, min(len(lines), first + 200)):
-        line = _bare(lines[i])
-        if i > first + 1 and _FENCE_LIKE.match(line):
-            return  # its end: the block named no scope key
-        m = _KEY_LINE.match(lines[i])
-        if m is None or _FENCE_LIKE.match(line):
-            continue
-        k = m.group(1).lower()
-        if k in SCOPE_KEYS or misspelt(k, m.group(2).strip()):
-            raise UnreadableDocument(f"line {first + 1}: front matter opens with {_bare(lines[first])[:20]!r}, "
-                                     "which citebot does not read; open and close it with a line of exactly ---")
+    # comment", or YAML directives and then "---") that is closed by a
+    fence-like line and names a scope key fails closed. Unclosed, or with a
+    code fence inside, it is text (no tool reads it as front matter)."""
+    i = first
+    if _bare(lines[first]).startswith("%"):
+        # A YAML stream: directives, comments and blank lines, then "---" opens the document.
+        i += 1
+        while i < len(lines) and (not _bare(lines[i]) or _bare(lines[i]).startswith(("%", "#"))):
+            i += 1
+        if i >= len(lines) or not _FENCE_LIKE.match(_bare(lines[i])):
+            return  # "%YAML is a directive" was a sentence
+    for j in range(i + 1, min(len(lines), i + 200)):
+        line = _bare(lines[j])
+        if _FENCE_LIKE.match(line):
+            break  # closed: the block is what it read
+        if line.startswith(("```", "~~~")):
+            return  # a code block: page text, not front matter
+    else:
+        return  # never closed within reach
+    for line in (_bare(x) for x in lines[i + 1:j]):
+        m = _KEY_LINE.match(line)
+        named = [(m.group(1), m.group(2))] if m else []
+        named += [(k, "") for k in _SCOPE_ANYWHERE.findall(line)]  # a flow mapping: {audience: staff}
+        for key, value in named:
+            k = key.lower()
+            if k in SCOPE_KEYS or misspelt(k, value.strip()):
+                raise UnreadableDocument(f"line {first + 1}: front matter opens with {_bare(lines[first])[:20]!r}, "
+                                         "which citebot does not read; open and close it with a line of exactly ---")
 
 
 # MultiMarkdown / Python-Markdown "Meta-Data" (MkDocs' meta): "Key: value" lines up to
