@@ -57,9 +57,11 @@ def safe_name(text: str) -> str:
 
 
 def use_color(stream=None) -> bool:
-    # https://no-color.org: any non-empty NO_COLOR turns colour off.
+    # https://no-color.org: any non-empty NO_COLOR turns colour off; so does TERM=dumb (a terminal that
+    # draws no escapes: Emacs' shell, some CI consoles showed "[2m" around every note).
     stream = stream or sys.stdout
-    return not os.environ.get("NO_COLOR") and hasattr(stream, "isatty") and stream.isatty()
+    return (not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+            and hasattr(stream, "isatty") and stream.isatty())
 
 
 def dim(text: str, stream=None) -> str:

@@ -108,3 +108,20 @@ def test_an_identifier_outside_the_scope_is_refused_like_one_that_does_not_exist
     assert exists_for_staff.refusal_reason.replace("staff30", "X") == nowhere.refusal_reason.replace("staff31", "X")
     staff = e.ask("what is the discount code STAFF30 for?", [], Scope.build(audience="staff"))
     assert not staff.refused and "STAFF30" in staff.answer
+
+
+def test_colour_only_on_a_terminal_that_draws_it_and_never_under_no_color(monkeypatch):
+    from citebot.terminal import dim
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    assert dim("note", Tty()) == "\x1b[2mnote\x1b[0m"
+    assert dim("note", io.StringIO()) == "note"  # a file or a pipe
+    monkeypatch.setenv("NO_COLOR", "1")  # https://no-color.org
+    assert dim("note", Tty()) == "note"
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("TERM", "dumb")  # it drew "[2m" around every note
+    assert dim("note", Tty()) == "note"
