@@ -71,16 +71,23 @@ def config_flags(args: argparse.Namespace) -> dict:
     return flags
 
 
-def parse(p: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.Namespace, config.Config]:
+def parse(p: argparse.ArgumentParser, argv: list[str] | None,
+          opens_index: bool = True) -> tuple[argparse.Namespace, config.Config]:
     """Parse the command line and build the config; a bad setting is a usage
-    error (exit 2) naming the key, like any other bad flag."""
+    error (exit 2) naming the key, like any other bad flag. ``opens_index``:
+    the command reads an index (``rewrite.py`` does not)."""
     args = p.parse_args(argv)
     try:
-        cfg = config.load(config_flags(args), file=getattr(args, "config", None))
+        cfg, sources = config.resolve(config_flags(args), file=getattr(args, "config", None))
     except config.ConfigError as e:
         p.exit(EXIT_USAGE, f"citebot: {e}\n")
     if problem := index_problem(args, cfg):
         p.exit(EXIT_USAGE, f"citebot: {problem}\n")
+    if opens_index and cfg.backend == "milvus" and sources["index"] != "default" and args.index is None:
+        # An index folder from the environment or a file, meant for the local backend: not used, and
+        # silently so the asker took the answers to come from it.
+        warn(f"index {cfg.index} (from {sources['index']}) is not used: the backend is milvus "
+             f"(collection {cfg.milvus_collection!r})")
     lang = getattr(args, "lang", None)
     if lang and lang.strip() and not all(x.strip() for x in lang.split(",")):
         # ",," searched an empty set of languages: "no hits", and a warning about the language ''.

@@ -179,7 +179,7 @@ def queries_main(argv: list[str] | None = None, prog: str = "rewrite.py") -> int
                    help="an earlier user turn, oldest first; repeat for each")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     cli.add_config_flags(p)
-    args, cfg = cli.parse(p, argv)
+    args, cfg = cli.parse(p, argv, opens_index=False)
     if problem := cli.question_problem(args.turn):  # as bot.py and retrieve.py do: "" is no turn to plan
         p.error(problem)
     if long := next((h for h in args.history if len(h) > cli.MAX_QUESTION), None):  # the chat caps every turn
@@ -251,7 +251,7 @@ def models_main(argv: list[str] | None = None, prog: str = "citebot models") -> 
     p.add_argument("model", nargs="?", help="with pull: a hub id (default: the configured rerank_model)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     cli.add_config_flags(p)
-    args, cfg = cli.parse(p, argv)
+    args, cfg = cli.parse(p, argv, opens_index=False)
     from citebot.search import hub
 
     if args.action == "pull":

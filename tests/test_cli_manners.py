@@ -169,3 +169,14 @@ def test_text_an_ascii_stdout_cannot_hold_is_escaped_not_a_failed_write(tmp_path
     assert r.returncode == 1 and "cannot write" not in r.stderr and "no index at" in r.stderr
     r = run("rewrite.py", "café prices", env={"PYTHONIOENCODING": "ascii"})
     assert r.returncode == 0 and "caf\\xe9 prices" in r.stdout.splitlines()
+
+
+def test_an_index_folder_from_the_environment_is_said_unused_on_milvus(tmp_path):
+    # CITEBOT_INDEX exported for the local backend was dropped without a word on Milvus: the asker took
+    # the answers to come from that folder.
+    env = {"CITEBOT_INDEX": str(tmp_path / "idx"), "CITEBOT_BACKEND": "milvus",
+           "CITEBOT_MILVUS_URI": str(tmp_path / "none.db")}
+    r = run("retrieve.py", "refund", env=env)
+    assert f"citebot: index {tmp_path / 'idx'} (from env CITEBOT_INDEX) is not used: the backend is milvus" in r.stderr
+    r = run("rewrite.py", "refund", env=env)  # reads no index: nothing to say
+    assert r.returncode == 0 and "is not used" not in r.stderr
