@@ -77,10 +77,17 @@ def parse(p: argparse.ArgumentParser, argv: list[str] | None,
     error (exit 2) naming the key, like any other bad flag. ``opens_index``:
     the command reads an index (``rewrite.py`` does not)."""
     args = p.parse_args(argv)
+    return args, settings(p, args, opens_index)[0]
+
+
+def settings(p: argparse.ArgumentParser, args: argparse.Namespace,
+             opens_index: bool = True) -> tuple[config.Config, dict[str, str]]:
+    """The config of parsed flags and where each value came from, checked as
+    :func:`parse` checks it (``config.py`` shows the sources)."""
     try:
         cfg, sources = config.resolve(config_flags(args), file=getattr(args, "config", None))
     except config.ConfigError as e:
-        p.exit(EXIT_USAGE, f"citebot: {e}\n")
+        p.exit(EXIT_USAGE, f"citebot: {safe(str(e))}\n")
     if problem := index_problem(args, cfg):
         p.exit(EXIT_USAGE, f"citebot: {problem}\n")
     if opens_index and cfg.backend == "milvus" and sources["index"] != "default" and args.index is None:
@@ -93,7 +100,7 @@ def parse(p: argparse.ArgumentParser, argv: list[str] | None,
         # ",," searched an empty set of languages: "no hits", and a warning about the language ''.
         p.error(f"--lang {lang!r} names an empty language; give language codes separated by commas, such as "
                 f"--lang zh,en (--lang \"\" is any language)")
-    return args, cfg
+    return cfg, sources
 
 
 def index_problem(args: argparse.Namespace, cfg: config.Config) -> str | None:

@@ -218,12 +218,8 @@ def config_main(argv: list[str] | None = None, prog: str = "config.py") -> int:
     args = p.parse_args(argv)
     from citebot import config
 
-    try:
-        cfg, sources = config.resolve(cli.config_flags(args), file=args.config)
-    except config.ConfigError as e:
-        return cli.fail(str(e), cli.EXIT_USAGE)
-    if problem := cli.index_problem(args, cfg):  # shown as valid, though every other command refuses it
-        return cli.fail(problem, cli.EXIT_USAGE)
+    # Checked as every other command checks it (--index with milvus was shown as valid).
+    cfg, sources = cli.settings(p, args, opens_index=False)
     values = {k: getattr(cfg, k) for k in config.FIELDS}
     if values["milvus_token"]:
         values["milvus_token"] = "***"  # never printed
