@@ -517,8 +517,9 @@ def test_a_list_items_words_are_the_context_of_its_sentences():
     ctx = answer_ctx.Context([hit(1, text)])
     q = "what is the default max_age?"
     ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
-    # "Defaults to `600`." holds "default" (1) and, through its item, "max_age" (0.5): 1.5 / 2; the timeout
-    # item's sentences hold "default" alone: 1 / 2. Its item brings "`max_age` - Sets a maximum time." first.
+    # "Defaults to `600`." holds "default" and, through its item, "max" and "age" at half (worked out
+    # below); the timeout item's sentences hold "default" alone. Its item brings "`max_age` - Sets a
+    # maximum time." first.
     assert ex.text == "“`max_age` - Sets a maximum time. Defaults to `600`.” [1]"
     # Scored: the question's terms are default, max, age (idf 1 each). "Defaults to `600`." holds default and,
     # through its item, max and age at half: (1 + 0.5 + 0.5) / 3; the timeout item's "Defaults to `30`." 1 / 3.

@@ -111,10 +111,10 @@ def split_front_matter(text: str) -> tuple[dict, list[str], int]:
         # "--- {audience: staff}": meant as front matter, read by no tool as such (fail closed)
         raise UnreadableDocument(f"line {first + 1}: front matter opens with {_bare(lines[first])[:3]} alone on "
                                  "its line; move what follows it to the next line")
-    if first is not None and _bare(lines[first]) not in _FENCES and _NEAR_FENCE.match(_bare(lines[first])):
-        _near_fence(lines, first)
     if first is None or _bare(lines[first]) not in _FENCES:
         if first is not None:
+            if _NEAR_FENCE.match(_bare(lines[first])):
+                _near_fence(lines, first)
             _foreign_metadata(lines, first)
         return {}, lines, 0
     fence = _bare(lines[first])
