@@ -116,6 +116,9 @@ class Config:
     use_rerank: bool = True
     use_expansion: bool = True
     use_followups: bool = True
+    # A question word no visible chunk holds and no English word ("CROS") is
+    # searched again as its one-edit neighbour the documents use (search/spelling.py).
+    use_spelling: bool = True
     # Synonym file for query expansion.
     synonyms: str = str(PACKAGE / "synonyms.json")
     # LLM (any OpenAI-compatible endpoint); base URL and key come from

@@ -14,6 +14,7 @@ settings over the same index and models, for ablations.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from citebot.answer.llm import LLMError, LLMIncomplete
 from citebot.config import REFUSAL, Config
 from citebot.index.store import STAMPED_SETTINGS, IndexError_, SearchIndex, checked, open_index, rebuild_command
 from citebot.schema import Hit, Scope
-from citebot.search import analyzer
+from citebot.search import analyzer, spelling
 from citebot.search import queries as qmod
 from citebot.search.models import Models, cosine_scale
 from citebot.search.queries import QueryPlan
@@ -147,6 +148,25 @@ class Engine:
         return qmod.plan(typed, history, self.synonyms, followups=self.cfg.use_followups,
                          expansion=self.cfg.use_expansion, condense=condense)
 
+    def _spell(self, plan: QueryPlan, scope: Scope) -> QueryPlan:
+        """The plan with the typed turn's misspellings corrected, searched
+        beside it (with that form's synonym expansions), and a joined
+        follow-up form read corrected in place (it is no typed text), when
+        either has any (search/spelling.py)."""
+        if not self.cfg.use_spelling:
+            return plan
+        fixed = spelling.correct(plan.typed, self.index, scope)
+        followup = plan.followup
+        if plan.earlier:  # the joined form, "earlier turn + typed turn", is searched as both read corrected
+            followup = f"{spelling.correct(plan.earlier, self.index, scope) or plan.earlier} {fixed or plan.typed}"
+        if fixed is None and followup == plan.followup:
+            return plan
+        expansions = plan.expansions
+        if self.cfg.use_expansion:  # as plan() expands them, the corrected forms' too
+            expansions = tuple(dict.fromkeys(x for q in (plan.typed, followup, fixed) if q
+                                             for x in qmod.expand(q, self.synonyms)))
+        return dataclasses.replace(plan, spelled=fixed, followup=followup, expansions=expansions)
+
     def search(self, typed: str, history: Sequence[str], scope: Scope) -> tuple[QueryPlan, Retrieval]:
         """The first half of :meth:`ask`: what the bot searches and finds."""
         typed, history = readable(typed), [readable(h) for h in history]
@@ -156,6 +176,7 @@ class Engine:
         plan = self.plan(typed, history)
         if not plan.queries:  # "thanks", "ok": nothing to look up
             return plan, Retrieval([], scope, [], [], {}, False)
+        plan = self._spell(plan, scope)
         return plan, retrieve(self.index, plan.queries, scope, self.cfg, self.embed(), self.cross_encoder(),
                               plan.rerank, plan.core)
 
@@ -205,11 +226,14 @@ class Engine:
         if on_text:
             on_text(REFUSAL)
 
-    def _question(self, plan: QueryPlan) -> int:
+    def _question(self, plan: QueryPlan, read: bool = True) -> int:
         """Which searched query the answerer reads as the question: the
         model's standalone turn, else the typed turn (the joined form's
-        earlier words would pull the answer back to the last question)."""
-        q = plan.standalone if plan.method == "llm" else plan.typed
+        earlier words would pull the answer back to the last question), its
+        misspellings corrected when the gate and the offline answerer
+        (``read``) read it: a quote is chosen for the words the asker meant,
+        while a model is shown what was typed, which it reads as well."""
+        q = plan.standalone if plan.method == "llm" else (plan.spelled if read and plan.spelled else plan.typed)
         return plan.queries.index(q) if q in plan.queries else 0
 
     def _assess(self, turn: Turn) -> str | None:
@@ -228,7 +252,9 @@ class Engine:
         qi = self._question(plan)
         by_query = dict(zip(r.queries, r.terms))
         context = by_query.get(plan.followup or "", []) if plan.method != "llm" else []
-        expansions = [by_query[q] for q in plan.expansions if q in by_query]
+        # the other forms: the expansions, and the typed turn when its corrected spelling is the question
+        typed = (plan.typed,) if plan.spelled and r.queries[qi] == plan.spelled else ()
+        expansions = [by_query[q] for q in (*typed, *plan.widened) if q in by_query and q != r.queries[qi]]
         model = self.index.manifest.get("embed_model")  # cosines and the gate's fit are per model
         turn.scored = score_units(r.queries[qi], variants(r.terms[qi], context, expansions), ctx, r.stats,
                                   self.embed(queries=False), r.vectors[qi] if r.vectors is not None else None,
@@ -265,15 +291,15 @@ class Engine:
     def _focus(plan: QueryPlan) -> frozenset[str]:
         """The words a joined follow-up adds to the conversation ("run" in "and
         fastapi run?" after a "fastapi dev" question); empty for a first turn."""
-        return frozenset(analyzer.analyze(plan.typed)) - set(analyzer.analyze(plan.earlier)) if plan.earlier \
-            else frozenset()
+        return frozenset(analyzer.analyze(plan.spelled or plan.typed)) - set(analyzer.analyze(plan.earlier)) \
+            if plan.earlier else frozenset()
 
     def _generate(self, turn: Turn, on_text) -> None:
         if turn.plan.model_down:  # it just failed to answer the rewrite: asking again would wait as long again
             turn.answer, turn.refused, turn.error = "", False, f"{turn.plan.model_down} (while rewriting the follow-up)"
             return
         ctx = turn.context
-        system, user = ctxmod.build_prompt(turn.retrieval.queries[self._question(turn.plan)], ctx)
+        system, user = ctxmod.build_prompt(turn.retrieval.queries[self._question(turn.plan, read=False)], ctx)
         stream = AnswerStream(len(ctx.shown))
         turn.model_calls += 1
         try:

@@ -340,3 +340,16 @@ def test_mtrag_halves_keep_a_conversation_whole(tiny, tmp_path):
     assert _run(tiny, tmp_path, "mtrag", configs=["bm25"], half=mine)["n_queries"] == 2
     other = "report" if mine == "tune" else "tune"
     assert _run(tiny, tmp_path, "mtrag", configs=["bm25"], half=other)["n_queries"] == 0
+
+
+def test_a_misspelt_query_is_searched_corrected_from_the_expansion_row_on(tiny, tmp_path):
+    # "quantom" is in no document and no English word; "quantum" is one edit away and d3 holds it.
+    write_jsonl(tiny / "scifact/queries.jsonl", [{"_id": "q1", "text": "quantom"}])
+    write_qrels(tiny / "scifact/qrels/test.tsv", [("q1", "d3", 1)])
+    res = _run(tiny, tmp_path, cfg=Config(embed_model="packaged"), configs=["hybrid", "+expansion"])
+    hybrid, expanded = res["configs"]["hybrid"], res["configs"]["+expansion"]
+    # hybrid: BM25 finds nothing and "quantom" holds no concept (a zero vector): d3 is never ranked
+    assert hybrid["spelled"] == 0 and hybrid["ndcg@10"] == 0.0
+    # +expansion also searches "quantum": d3 first on both of its lists
+    assert expanded["spelled"] == 1 and expanded["ndcg@10"] == pytest.approx(1.0)
+    assert "queries also searched with misspellings corrected: +expansion 1\n" in bench_beir.format_table(res)

@@ -47,6 +47,17 @@ def test_cited_answer_streams_through_the_real_client(fake, sample_engine, tmp_p
     assert turn.context.shown[-1].id == turn.retrieval.hits[0].id
 
 
+def test_a_model_is_shown_the_typed_question_and_the_corrected_one_is_searched(fake, sample_engine, tmp_path):
+    fake.script = ["Tents are covered for 5 years [1]."]
+    turn = convo(sample_engine, tmp_path).ask("how long is the waranty on a tent?")
+    assert turn.plan.spelled == "how long is the warranty on a tent?"
+    assert "how long is the warranty on a tent?" in turn.retrieval.queries
+    user = fake.requests[0]["messages"][1]["content"]
+    # the model reads the asker's own words (it reads a typo as well as any corrector); offline, the
+    # quote is chosen for the corrected ones
+    assert "how long is the waranty on a tent?" in user and "the warranty on a tent" not in user.split("</source>")[-1]
+
+
 def test_citation_to_unshown_chunk_is_stripped_counted_and_logged(fake, sample_engine, tmp_path):
     c = convo(sample_engine, tmp_path)
     fake.script = ["Refunds go to the original card within 14 days [1][9]."]

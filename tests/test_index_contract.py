@@ -194,3 +194,15 @@ def test_a_reader_follows_the_write_that_made_another_index_live(kind, tmp_path)
     assert ids(now.sparse_search(["refund"], PUBLIC, 10)) == []  # c1 is staff now, c2 is gone
     assert {c.id for c in now.scan(PUBLIC)} == {"c3"}
     assert ids(now.sparse_search(["refund"], Scope.build(audience="staff"), 10)) == ["c1", "c4"]
+
+
+def test_a_misspelling_is_corrected_through_the_door_within_the_scope(index):
+    from citebot.search import spelling
+
+    assert spelling.correct("where is my vouchr?", index, PUBLIC) == "where is my voucher?"
+    # "staff" only a staff chunk holds, "rental" only tenant acme's: never offered outside them
+    assert spelling.correct("a stafff refund", index, PUBLIC) is None
+    assert spelling.correct("a stafff refund", index, Scope(audiences=frozenset({"public", "staff"}))) \
+        == "a staff refund"
+    assert spelling.correct("a rentl refund", index, PUBLIC) is None
+    assert spelling.correct("a rentl refund", index, Scope(tenant="acme")) == "a rental refund"

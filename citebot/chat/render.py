@@ -38,7 +38,7 @@ def trace(turn: Turn) -> dict:
                        "shown_as": shown.get(h.id), "dropped": dropped.get(h.id)})
     return {"typed": turn.typed, "queries": list(r.queries),
             "followup": turn.plan.followup, "followup_method": turn.plan.method,
-            "expansions": list(turn.plan.expansions),
+            "spelled": turn.plan.spelled, "expansions": list(turn.plan.expansions),
             "scope": r.scope.describe(), "rerank": r.rerank_on,
             "chunks": chunks, "model_calls": turn.model_calls,
             "refusal_reason": turn.refusal_reason if turn.refused else None,

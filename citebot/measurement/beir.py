@@ -124,9 +124,11 @@ def score(engine: Engine, queries: dict[str, tuple[str, list[str]]], qrels: dict
     queries with qrels.  ``on_result(qid, retrieval)`` sees each retrieval."""
     per_query: list[dict] = []
     latencies: list[float] = []
+    spelled = 0
     for qid, (text, history) in queries.items():
         start = time.perf_counter()
-        _, r = engine.search(text, history, Scope())
+        plan, r = engine.search(text, history, Scope())
+        spelled += plan.spelled is not None
         latencies.append((time.perf_counter() - start) * 1000.0)
         ranked = [h.id for h in r.ranking()]
         rel = qrels.get(qid, {})
@@ -142,7 +144,7 @@ def score(engine: Engine, queries: dict[str, tuple[str, list[str]]], qrels: dict
             "recall@100": metrics.mean(q["recall@100"] for q in per_query),
             "mrr@10": metrics.mean(q["mrr@10"] for q in per_query),
             "p50_ms": metrics.percentile(latencies, 50), "p95_ms": metrics.percentile(latencies, 95),
-            "n": len(per_query)}
+            "n": len(per_query), "spelled": spelled}
 
 
 def _rows(name: str, wanted: list[str]) -> list[tuple[str, str, str]]:
@@ -262,6 +264,10 @@ def format_table(result: dict) -> str:
              fmt(m.get("p95_ms"), 1), str(m.get("n", "")), m.get("note", "")]
             for key, m in result["configs"].items()]
     out += columns(["config", "nDCG@10", "hit@5", "R@100", "MRR@10", "p50 ms", "p95 ms", "n", "note"], rows, left=("note",))
+    spelled = {key: m["spelled"] for key, m in result["configs"].items() if m.get("spelled")}
+    if spelled:
+        out.append("queries also searched with misspellings corrected: "
+                   + ", ".join(f"{key} {n}" for key, n in spelled.items()))
     if result.get("refusal"):
         out += ["", f"refusal of the bot's configuration on {result['n_questions']} questions "
                     f"({result['n_unanswerable']} unanswerable; refuse = positive class)"]

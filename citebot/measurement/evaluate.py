@@ -27,16 +27,24 @@ from citebot.schema import Scope
 
 # The ablation, cumulative; golden sets and benchmarks use the same names.
 CONFIGS: dict[str, dict] = {
-    "bm25": dict(use_sparse=True, use_dense=False, use_rerank=False, use_expansion=False, use_followups=False),
-    "dense": dict(use_sparse=False, use_dense=True, use_rerank=False, use_expansion=False, use_followups=False),
-    "hybrid": dict(use_sparse=True, use_dense=True, use_rerank=False, use_expansion=False, use_followups=False),
-    "+rerank": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=False, use_followups=False),
-    "+expansion": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_followups=False),
-    "+followups": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_followups=True),
-    "no-filters": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_followups=True),
+    "bm25": dict(use_sparse=True, use_dense=False, use_rerank=False, use_expansion=False, use_spelling=False,
+                 use_followups=False),
+    "dense": dict(use_sparse=False, use_dense=True, use_rerank=False, use_expansion=False, use_spelling=False,
+                  use_followups=False),
+    "hybrid": dict(use_sparse=True, use_dense=True, use_rerank=False, use_expansion=False, use_spelling=False,
+                   use_followups=False),
+    "+rerank": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=False, use_spelling=False,
+                    use_followups=False),
+    # "+expansion" widens the question's words: synonym expansions and corrected misspellings.
+    "+expansion": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_spelling=True,
+                       use_followups=False),
+    "+followups": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_spelling=True,
+                       use_followups=True),
+    "no-filters": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_spelling=True,
+                       use_followups=True),
 }
 UNFILTERED = {"no-filters"}
-FLAGS = ("use_sparse", "use_dense", "use_rerank", "use_expansion", "use_followups")
+FLAGS = ("use_sparse", "use_dense", "use_rerank", "use_expansion", "use_spelling", "use_followups")
 
 
 DEFAULT = "default"  # the row of the bot as configured, when no ablation row is it
@@ -68,6 +76,7 @@ class RetrievalResult:
     ms: float
     queries: list[str]
     trace: dict = field(default_factory=dict)  # diagnose.diagnose's input
+    spelled: bool = False  # searched with its misspellings corrected too
 
 
 @dataclass(frozen=True)
@@ -110,7 +119,8 @@ def run_question(engine: Engine, q: Question, judge: Judge, unfiltered: bool = F
              "duplicates": sum(1 for i, a in enumerate(shown) for b in shown[i + 1:]
                                if word_overlap(a.chunk.text, b.chunk.text) >= engine.cfg.dedup_overlap)}
     return RetrievalResult(q.id, [h.id for h in r.ranking()], rel, not shown,
-                           any(judge.stale(q, h.chunk) for h in top), ms, list(plan.queries), trace)
+                           any(judge.stale(q, h.chunk) for h in top), ms, list(plan.queries), trace,
+                           plan.spelled is not None)
 
 
 def run_config(engine: Engine, name: str, qs: list[Question], judge: Judge) -> dict[str, RetrievalResult]:
@@ -135,6 +145,7 @@ def summarize(qs: list[Question], res: dict[str, RetrievalResult]) -> dict:
     ref = metrics.refusal_scores([(not q.answerable, res[q.id].refused) for q in qs])
     m["refusal_precision"], m["refusal_recall"] = ref["refusal_precision"], ref["refusal_recall"]
     m["leaks"] = sum(1 for q in qs if res[q.id].leak)
+    m["spelled"] = sum(1 for q in qs if res[q.id].spelled)
     lat = [p.ms for p in res.values()]
     m["p50_ms"] = round(metrics.percentile(lat, 50) or 0, 1)
     m["p95_ms"] = round(metrics.percentile(lat, 95) or 0, 1)

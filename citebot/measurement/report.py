@@ -61,6 +61,10 @@ def golden_report(result: dict) -> str:
     out += ablation_table(result["configs"], result.get("default"))
     out.append("* = the bot as configured" + ("" if result.get("rerank_available")
                                               else "; no cross-encoder loads, so +rerank rows equal the row above"))
+    spelled = {name: m["spelled"] for name, m in result["configs"].items() if m.get("spelled")}
+    if spelled:
+        out.append(f"questions (of {result['n']}) also searched with misspellings corrected: "
+                   + ", ".join(f"{name} {n}" for name, n in spelled.items()))
     names = list(result["configs"]) + (["answers"] if result.get("answers") else [])
     out += ["", "share of questions not failed per tag (hit@5 when answerable, refusal when not):"]
     out += columns(["tag", "n"] + names, [[tag, str(row["n"])] + [fmt(row[n], 2) for n in names]

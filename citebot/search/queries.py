@@ -41,16 +41,19 @@ class QueryPlan:
     # timeout, a refused connection): its error, so the answer is not asked
     # for too (a hung server held a follow-up for twice the deadline).
     model_down: str | None = None
+    # The typed turn with its misspelt words replaced by the documents' own
+    # ("CROS" -> "CORS"; search/spelling.py, which needs the index: set by the engine).
+    spelled: str | None = None
 
     @property
     def queries(self) -> list[str]:
         """Every query to search, deduplicated in order: the typed turn, its
-        follow-up form, then the expansions."""
+        follow-up form, the spelling-corrected turn, then the expansions."""
         out: list[str] = []
         seen: set[str] = set()
         if self.method == "ack":
             return out
-        for q in (self.typed, self.followup or "", *self.expansions):
+        for q in (self.typed, self.followup or "", self.spelled or "", *self.expansions):
             key = _key(q)
             if key and key not in seen:
                 seen.add(key)
@@ -62,6 +65,12 @@ class QueryPlan:
         """How many of :attr:`queries` are not synonym expansions (they lead:
         the typed turn, its follow-up form)."""
         return len(QueryPlan(self.typed, self.standalone, self.followup, (), self.method).queries)
+
+    @property
+    def widened(self) -> tuple[str, ...]:
+        """The forms beyond the core, which widen the question's words: the
+        spelling-corrected turn, then the synonym expansions."""
+        return (self.spelled, *self.expansions) if self.spelled else self.expansions
 
     @property
     def rerank(self) -> str:
@@ -79,7 +88,9 @@ class QueryPlan:
         condensed it (its standalone turn names the topic itself)."""
         if self.method not in ("joined", "llm-failed") or not self.followup:
             return ""
-        return self.followup[: len(self.followup) - len(self.typed)].strip()
+        # the typed turn ends it, or its corrected spelling (the engine's _spell)
+        tail = self.spelled if self.spelled and self.followup.endswith(self.spelled) else self.typed
+        return self.followup[: len(self.followup) - len(tail)].strip()
 
     @property
     def also_searched(self) -> list[str]:

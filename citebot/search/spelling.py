@@ -1,0 +1,178 @@
+"""Did-you-mean: a misspelt word searched as the word the documents use.
+
+A question word whose term no chunk in the scope holds ("CROS", "midleware")
+made BM25 miss and the gate refuse.  Such a word is tried at one edit
+(Norvig's deletes, transposes, replaces and inserts over a-z); the candidates
+the scope holds are kept, and the one with which the whole question best
+matches a single passage (the idf coverage the evidence reads) wins, the
+commoner term on a tie: "upload a fiel" is "file", not the commoner "field".
+The corrected question is searched beside the typed one, as a synonym
+expansion is, so the typed turn still counts.
+
+Only Latin words of four letters or more that are no English word are tried
+(pyspellchecker's list: "clash" is absent from a handbook, not misspelt).
+Identifiers (E4099, max_age, python3.12) are left alone, and so is a
+capitalised word inside a sentence, a proper name ("Django", "Kenyan"), whose
+absence is what tells the gate that the documents do not cover it.  A
+mixed-case name ("HTPTException", "FsatAPI") is corrected only to a name the
+documents write, as they write it.  Everything goes through ``SearchIndex``
+with the asker's scope, so a correction never names a word only restricted
+pages hold.
+"""
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+from collections.abc import Sequence
+from importlib import resources
+
+import regex
+
+from citebot.index.store import SearchIndex
+from citebot.schema import Scope
+from citebot.search import analyzer
+from citebot.search.evidence import coverage
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+MIN_LETTERS = 4  # shorter words sit one edit from too many others ("cas": case, cast, cars ...)
+TOP = 3  # passages read per candidate: its best-matching BM25 hits
+WRITTEN = 20  # passages holding a candidate's term searched for its written form ("ordered" for "order")
+ENGLISH_SHARE = 0.5  # of a question's Latin words, English or the documents' own, to be read as English
+MAX_CANDIDATES = 5  # the commonest held candidates tried against the question
+# A word: letters only, not touching a digit, an identifier's joiner, a path's slash or an
+# apostrophe ("wasn't" is a word; "wasn" alone is no English word).
+_WORD = regex.compile(r"(?<![\p{L}\p{N}\p{M}_\-./@#$'’])\p{L}+(?![\p{L}\p{N}\p{M}_\-./@'’])", regex.V1)
+_ASCII = regex.compile(r"[A-Za-z]+")
+
+
+def edits1(word: str) -> set[str]:
+    """Every string one deletion, adjacent transposition, replacement or
+    insertion (a-z) away from ``word`` (Norvig's ``edits1``)."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deletes = [a + b[1:] for a, b in splits if b]
+    transposes = [a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1]
+    replaces = [a + c + b[1:] for a, b in splits if b for c in LETTERS]
+    inserts = [a + c + b for a, b in splits for c in LETTERS]
+    return set(deletes + transposes + replaces + inserts) - {word}
+
+
+@functools.cache
+def english() -> frozenset[str]:
+    """English words (pyspellchecker's list, 160,000 of them): a word in it is
+    no misspelling, whether or not the documents use it ("clash", "stalls")."""
+    path = resources.files("spellchecker") / "resources" / "en.json.gz"
+    with path.open("rb") as f:
+        return frozenset(json.loads(gzip.decompress(f.read())))
+
+
+def words(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, word) of each word that may be corrected: ASCII letters
+    only, at least ``MIN_LETTERS``, no English word, and not capitalised
+    inside the sentence (a proper name; the first word may be)."""
+    out = []
+    for m in _WORD.finditer(text):
+        w = m.group()
+        if len(w) < MIN_LETTERS or not _ASCII.fullmatch(w):
+            continue
+        if w[0].isupper() and w[1:].islower() and text[:m.start()].strip():
+            continue  # a proper name inside the sentence
+        if w.casefold() in english() or w.casefold() in analyzer.STOPWORDS:
+            continue
+        out.append((m.start(), m.end(), w))
+    return out
+
+
+def mixed(word: str) -> bool:
+    """A name written in mixed case ("UploadFile", "FastAPI", "aPKCz")."""
+    return not (word.islower() or word.isupper() or (word[0].isupper() and word[1:].islower()))
+
+
+def reads_english(text: str, held: set[str], tried: set[str]) -> bool:
+    """Whether most of the question's other Latin words (beside the ``tried``
+    ones) are English words or words the documents use: a German question's
+    "konfiguriere" is no typo.  A question of tried words alone ("midleware")
+    counts as English."""
+    ws = [w for w in (w.casefold() for w in _ASCII.findall(text) if len(w) > 1) if w not in tried]
+    known = sum(1 for w in ws if w in english() or w in held)
+    return known >= ENGLISH_SHARE * len(ws)
+
+
+def correct(text: str, index: SearchIndex, scope: Scope) -> str | None:
+    """``text`` with each word the scope holds nowhere replaced by its best
+    one-edit neighbour the scope does hold; None when nothing changed."""
+    analyzed = [(s, e, w, analyzer.analyze(w)) for s, e, w in words(text)]
+    found = [(s, e, w, ts[0]) for s, e, w, ts in analyzed if len(ts) == 1]
+    if not found:
+        return None
+    known = index.term_stats([t for *_, t in found], scope)
+    missing = [(s, e, w, t) for s, e, w, t in found if not known[t].in_scope]
+    if not missing:
+        return None
+    every = {w.casefold(): ts for w in _ASCII.findall(text) if len(w) > 1 and (ts := analyzer.analyze(w))}
+    stats = index.term_stats([t for ts in every.values() for t in ts], scope)
+    if not reads_english(text, {w for w, ts in every.items() if all(stats[t].in_scope for t in ts)},
+                         {w.casefold() for _, _, w, _ in missing}):
+        return None
+    question = analyzer.analyze(text)
+    fixes: list[tuple[int, int, str]] = []
+    for s, e, w, term in missing:
+        best = _best(w, term, question, index, scope)
+        if best is not None:
+            fixes.append((s, e, best if mixed(w) else best.upper() if w.isupper()
+                          else best.capitalize() if w[0].isupper() else best.lower()))
+    if not fixes:
+        return None
+    out, last = [], 0
+    for s, e, rep in fixes:
+        out += [text[last:s], rep]
+        last = e
+    return "".join(out + [text[last:]])
+
+
+def _best(word: str, term: str, question: Sequence[str], index: SearchIndex, scope: Scope) -> str | None:
+    """The neighbour of ``word`` to search instead, written as the documents
+    write it (an English word will do, but not for a mixed-case name), or
+    None."""
+    near = edits1(word.casefold())
+    terms_of: dict[str, list[str]] = {}
+    for cand in near:
+        ts = analyzer.analyze(cand)
+        if len(ts) == 1 and ts[0] != term:
+            terms_of.setdefault(ts[0], []).append(cand)
+    if not terms_of:
+        return None
+    stats = index.term_stats(list(terms_of), scope)
+    held = sorted((t for t in terms_of if stats[t].in_scope), key=lambda t: (stats[t].idf, t))[:MAX_CANDIDATES]
+    best, best_key = None, None
+    for t in held:
+        written = _written(t, near, index, scope)
+        if written is None and not mixed(word):
+            written = min((c for c in terms_of[t] if c in english()), default=None)
+        if written is None:
+            continue
+        terms = [t if q == term else q for q in question]
+        terms += [] if t in terms else [t]  # the word analyzed alone, not as the question splits it
+        qstats = index.term_stats(terms, scope)
+        hits = index.sparse_search(terms, scope, TOP)
+        if not hits:
+            continue
+        held_by = index.terms_held([h.id for h in hits], terms)
+        cov = max(coverage(terms, held_by[h.id], qstats) for h in hits)
+        key = (-cov, qstats[t].idf, t)
+        if best_key is None or key < best_key:
+            best, best_key = written, key
+    return best
+
+
+def _written(term: str, near: set[str], index: SearchIndex, scope: Scope) -> str | None:
+    """A word one edit from the typed one that a passage holding ``term``
+    writes, as it writes it ("authentication", where "authentation" stems
+    alike; "HTTPException"), or None: a correction is a word the documents
+    use, not a stem.  Of several, the one written most often."""
+    for h in index.sparse_search([term], scope, WRITTEN):
+        seen = [w for w in _ASCII.findall(h.chunk.search_text) if w.casefold() in near]
+        found = [w for w in dict.fromkeys(seen) if analyzer.analyze(w) == [term]]
+        if found:
+            return min(found, key=lambda w: (-seen.count(w), w))
+    return None
