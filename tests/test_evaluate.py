@@ -341,6 +341,8 @@ def test_a_gate_refusal_and_evidence_out_of_scope_are_named_as_such():
     (["--benchmark", "scifact", "--split", "tune"], "does not read --split"),
     (["--sweep", "rrf_k=5", "--markdown"], "drop --markdown and --split all"),
     (["--sweep", "rrf_k=5", "--split", "all"], "drop --markdown and --split all"),
+    (["--benchmark", "scifact", "--typos"], "does not read --typos"),
+    (["--refusal", "--typos"], "--typos goes with a golden file's table"),
 ])
 def test_flags_a_run_would_ignore_are_usage_errors(args, says, capsys):
     from citebot.measurement.main import main
@@ -395,3 +397,36 @@ def test_refusal_json_prints_the_table_as_one_object(monkeypatch, capsys):
     from citebot.search.models import model_name
     params = gate.model(model_name("packaged"), None)  # the tests' model (conftest), the shipped fit for it
     assert out["weights"] == dict(zip(params["features"], params["coef"])) and out["picture"] is None
+
+
+def test_typos_swap_two_letters_of_the_longest_plain_word_and_keep_the_half():
+    from citebot.measurement.golden import misspelt
+
+    def slip(text, **kw):
+        return misspelt(Question.from_dict({"id": "q", "question": text, **kw})).text
+    assert slip("how long is the warranty on a tent?") == "how long is the wraranty on a tent?"
+    # "SF-3000" and "max_age" are no plain words; "stove" and "boils" tie at five letters: the first
+    assert slip("does the SF-3000 stove boils max_age") == "does the SF-3000 sotve boils max_age"
+    assert slip("a session") == "a ssesion"  # the first letters after the first that differ: "es" -> "se"
+    assert slip("CORS 的 max_age 是多少秒？") == "CORS 的 max_age 是多少秒？"  # no plain word of five letters
+    assert slip("wasn't there a table") == "wasn't there a tbale"  # a contraction is no plain word
+    q = Question.from_dict({"id": "q", "turns": ["what sizes are there?", "and for large ones?"]})
+    m = misspelt(q)
+    assert m.turns == ("what sizes are there?", "and for lrage ones?")  # the typed turn only
+    assert m.half == q.half and m.split == q.half  # the half hashes the first turn: kept, not re-drawn
+    # "can I rteurn a used stove?" hashes to the report half, its question to the tune half
+    single = Question.from_dict({"id": "s", "question": "can I return a used stove?"})
+    assert single.half == "tune" and misspelt(single).half == "tune"
+
+
+def test_a_typos_run_says_how_many_questions_it_searched_corrected(sample_index, capsys):
+    from citebot.measurement.main import main
+    # q009 becomes "how fast does the SF-3000 boil wtaer?", q014 "... a tent I odrered online?";
+    # q012's longest plain word is "what"'s four letters short of five: no slip, nothing to correct
+    args = ["--index", sample_index.index, "--set", "embed_model=packaged", "--set", "weight_dense=0.5",
+            "--ids", "q009,q012,q014", "--configs", "hybrid,+expansion"]
+    assert main([*args, "--typos"]) == 0
+    out = capsys.readouterr().out
+    assert "questions (of 3) also searched with misspellings corrected: +expansion 2\n" in out
+    assert main(args) == 0
+    assert "misspellings" not in capsys.readouterr().out

@@ -22,7 +22,7 @@ from citebot import cli
 from citebot.config import ROOT, Config
 from citebot.engine import Engine
 from citebot.measurement import diagnose, metrics
-from citebot.measurement.golden import Judge, Question, load_golden
+from citebot.measurement.golden import Judge, Question, load_golden, misspelt
 from citebot.schema import Scope
 
 # The ablation, cumulative; golden sets and benchmarks use the same names.
@@ -307,9 +307,12 @@ def golden_engine(cfg: Config, path, models=None, log=cli.warn, own_index: bool 
 
 
 def evaluate(cfg: Config, golden, answers: bool = False, split: str | None = None, limit: int | None = None,
-             ids: list[str] | None = None, configs: list[str] | None = None, engine: Engine | None = None) -> dict:
+             ids: list[str] | None = None, configs: list[str] | None = None, engine: Engine | None = None,
+             typos: bool = False) -> dict:
     gold = load_golden(golden)
     qs = gold.select(split, ids, limit)
+    if typos:  # each typed turn with one typing slip (golden.misspelt)
+        qs = [misspelt(q) for q in qs]
     engine = engine or Engine.open(cfg)
     judge = Judge(engine.index)
     answerable = [q for q in qs if q.answerable]

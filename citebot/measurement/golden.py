@@ -11,8 +11,10 @@ labels.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from citebot.index.documents import question_lang, translation
 from citebot.index.store import SearchIndex
 from citebot.measurement import diagnose
 from citebot.schema import Chunk, Scope
+from citebot.search.analyzer import STOPWORDS
 
 SPLITS = ("tune", "report")
 
@@ -115,6 +118,30 @@ class GoldenSet:
                                  f"of {self.path.name}; drop --split or give --split all")
             qs = [q for q in qs if q.id in set(ids)]
         return qs[:limit] if limit else qs
+
+
+# A plain word: letters only, not part of an identifier, a path or a contraction.
+_PLAIN = re.compile(r"(?<![\w\-./@'’])[A-Za-z]{5,}(?![\w\-./@'’])")
+
+
+def misspelt(q: Question) -> Question:
+    """The question with one typing slip in its typed turn, for measuring how
+    the bot copes with one: in its longest plain word of five letters or more
+    (the first of equals), the first two adjacent letters after the first
+    that differ are swapped ("warranty" -> "wraranty"); its half is kept.  A
+    turn without such a word (Chinese) is left as it is."""
+    words = [m for m in _PLAIN.finditer(q.text)
+             if m.group().casefold() not in STOPWORDS]
+    if not words:
+        return q
+    m = max(words, key=lambda m: len(m.group()))  # max keeps the first of equals
+    w = m.group()
+    i = next((i for i in range(1, len(w) - 1) if w[i] != w[i + 1]), None)
+    if i is None:
+        return q
+    slip = w[:i] + w[i + 1] + w[i] + w[i + 2:]
+    typed = q.text[:m.start()] + slip + q.text[m.end():]
+    return dataclasses.replace(q, turns=(*q.turns[:-1], typed), split=q.half)
 
 
 def load_golden(path: str | Path) -> GoldenSet:

@@ -1,6 +1,6 @@
 """``evaluate.py`` / ``citebot eval``: golden sets, benchmarks, sweeps and the refusal gate.
 
-    python evaluate.py [--golden golden.json] [--split tune|report|all] [--answers] [--json|--markdown]
+    python evaluate.py [--golden golden.json] [--split tune|report|all] [--answers] [--typos] [--json|--markdown]
     python evaluate.py --benchmark scifact|mtrag|squad2|rgb_zh|cmrc [--bench-split train] [--limit N] [--json]
     python evaluate.py [--golden F] --sweep KEY=V1,V2 ...          (the tune half)
     python evaluate.py --benchmark scifact --bench-split train --sweep KEY=V1,V2 ...
@@ -33,6 +33,8 @@ def parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--benchmark", choices=list(benchmarks.NAMES))
     p.add_argument("--bench-split", default="test", help="--benchmark scifact: test (default) or train")
     p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--typos", action="store_true",
+                   help="a golden file's questions with one typing slip each (two letters of the longest word swapped)")
     p.add_argument("--ids", help="only these question ids, comma-separated")
     p.add_argument("--configs", help="only these configurations, comma-separated: " + ", ".join(CONFIGS))
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -80,7 +82,7 @@ def _flag_problem(args, golden_given: bool) -> str | None:
         return f"--golden {args.golden} is not a file"
     if args.benchmark:
         ignored = [f for f, on in (("--golden", golden_given), ("--ids", args.ids), ("--answers", args.answers),
-                                   ("--markdown", args.markdown)) if on]
+                                   ("--markdown", args.markdown), ("--typos", args.typos)) if on]
         if args.split not in (None, "all") and args.benchmark != "mtrag":
             ignored.append("--split (--bench-split picks SciFact's train or test)")
         if ignored:
@@ -96,6 +98,8 @@ def _flag_problem(args, golden_given: bool) -> str | None:
             return str(e)
     if args.limit is not None and args.limit < 1:
         return "--limit needs a whole number of 1 or more"
+    if args.typos and (args.refusal or args.sweep):
+        return "--typos goes with a golden file's table (and --answers), not with --refusal or --sweep"
     if (args.fit or args.plot) and not args.refusal:
         return "--fit and --plot go with --refusal"
     if args.json and args.markdown:
@@ -144,7 +148,8 @@ def run(args, cfg: Config, configs, own_index: bool) -> int:
     if args.sweep:
         return _sweep(args, cfg, engine, own_index)
     result = evaluate(engine.cfg, args.golden, answers=args.answers, split=args.split or "all", limit=args.limit,
-                      ids=args.ids.split(",") if args.ids else None, configs=configs, engine=engine)
+                      ids=args.ids.split(",") if args.ids else None, configs=configs, engine=engine,
+                      typos=args.typos)
     if args.markdown:
         print(report.markdown_table(result))
     else:
