@@ -125,3 +125,11 @@ def test_a_follow_up_searches_its_joined_form_corrected_in_place(index):
     # nothing misspelt: the plan as it was
     clean = qmod.plan("and its default?", ["how do I upload a file?"])
     assert engine._spell(clean, Scope()) is clean
+
+
+def test_each_word_is_tried_once_and_only_the_first_few(index):
+    assert spelling.MAX_WORDS == 4
+    # five misspelt words: the first four are corrected, "moedl" is left (a pasted log is no typo)
+    assert spelling.correct("uplaod the fiel to dsik, a defualt moedl", index, Scope()) \
+        == "upload the file to disk, a default moedl"
+    assert spelling.correct("uplaod a fiel, uplaod a fiel", index, Scope()) == "upload a file, upload a file"

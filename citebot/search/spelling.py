@@ -40,6 +40,7 @@ TOP = 3  # passages read per candidate: its best-matching BM25 hits
 WRITTEN = 20  # passages holding a candidate's term searched for its written form ("ordered" for "order")
 ENGLISH_SHARE = 0.5  # of a question's Latin words, English or the documents' own, to be read as English
 MAX_CANDIDATES = 5  # the commonest held candidates tried against the question
+MAX_WORDS = 4  # distinct words tried per question (each costs a few searches)
 # A word: letters only, not touching a digit, an identifier's joiner, a path's slash or an
 # apostrophe ("wasn't" is a word; "wasn" alone is no English word).
 _WORD = regex.compile(r"(?<![\p{L}\p{N}\p{M}_\-./@#$'’])\p{L}+(?![\p{L}\p{N}\p{M}_\-./@'’])", regex.V1)
@@ -116,8 +117,11 @@ def correct(text: str, index: SearchIndex, scope: Scope) -> str | None:
         return None
     question = analyzer.analyze(text)
     fixes: list[tuple[int, int, str]] = []
+    tried: dict[str, str | None] = {}  # each word once, and only the first few: a pasted log is no typo
     for s, e, w, term in missing:
-        best = _best(w, term, question, index, scope)
+        if w not in tried and len(tried) < MAX_WORDS:
+            tried[w] = _best(w, term, question, index, scope)
+        best = tried.get(w)
         if best is not None:
             fixes.append((s, e, best if mixed(w) else best.upper() if w.isupper()
                           else best.capitalize() if w[0].isupper() else best.lower()))
