@@ -151,15 +151,15 @@ class Engine:
     def _spell(self, plan: QueryPlan, scope: Scope) -> QueryPlan:
         """The plan with the typed turn's misspellings corrected, searched
         beside it (with that form's synonym expansions), and a joined
-        follow-up form read corrected in place (it is no typed text), when
-        either has any (search/spelling.py)."""
+        follow-up form ending in the corrected turn instead (it is no typed
+        text), when it has any (search/spelling.py)."""
         if not self.cfg.use_spelling:
             return plan
         fixed = spelling.correct(plan.typed, self.index, scope)
         followup = plan.followup
-        if plan.earlier:  # the joined form, "earlier turn + typed turn", is searched as both read corrected
-            followup = f"{spelling.correct(plan.earlier, self.index, scope) or plan.earlier} {fixed or plan.typed}"
-        if fixed is None and followup == plan.followup:
+        if plan.earlier and fixed:  # the joined form, "earlier turn + typed turn", searched with the corrected turn
+            followup = f"{plan.earlier} {fixed}"  # (the earlier turn as typed: no correction of it stands alone)
+        if fixed is None:
             return plan
         expansions = plan.expansions
         if self.cfg.use_expansion:  # as plan() expands them, the corrected forms' too

@@ -201,8 +201,8 @@ def test_a_misspelling_is_corrected_through_the_door_within_the_scope(index):
 
     assert spelling.correct("where is my vouchr?", index, PUBLIC) == "where is my voucher?"
     # "staff" only a staff chunk holds, "rental" only tenant acme's: never offered outside them
-    assert spelling.correct("a stafff refund", index, PUBLIC) is None
-    assert spelling.correct("a stafff refund", index, Scope(audiences=frozenset({"public", "staff"}))) \
+    assert spelling.correct("a satff refund", index, PUBLIC) is None
+    assert spelling.correct("a satff refund", index, Scope(audiences=frozenset({"public", "staff"}))) \
         == "a staff refund"
     assert spelling.correct("a rentl refund", index, PUBLIC) is None
     assert spelling.correct("a rentl refund", index, Scope(tenant="acme")) == "a rental refund"

@@ -10,7 +10,8 @@ from citebot.search import spelling
 from citebot.search.queries import QueryPlan
 
 TEXTS = {
-    "upload": "To upload a file, declare an UploadFile parameter. The file is spooled to disk.",
+    "upload": "To upload a file, declare an UploadFile parameter. The file is spooled to disk. "
+              "Its class: uploadfile.py, uploadfile.pyi.",
     "model": "Each field of a model has a type. A field may have a default.",
     "valid": "A field validator checks one field. Validation errors name the field.",
     # Only staff may read this page: its word must never be offered to the public.
@@ -43,16 +44,46 @@ def test_only_words_that_may_be_misspelt_are_tried():
     assert tried("does Djnago work with it?") == []  # a proper name inside the sentence
     assert tried("aPKCz and UplodFile") == ["aPKCz", "UplodFile"]  # names, corrected only to the documents' own
     assert tried("what wasn't the ratio?") == []  # "wasn" is half of a contraction
+    assert tried("the midleware's options") == ["midleware"]  # a possessive is the word
+    assert tried("Help! Uplaod of a fiel") == ["Uplaod", "fiel"]  # a sentence's first word, after "!"
     assert tried("what about a clash?") == []  # an English word the documents may lack
     assert tried("error E4099 in max_agee at /usr/lcoal python3.12") == []  # identifiers and paths are names
     assert tried("the fiel") == ["fiel"] and tried("the fie") == []  # four letters at least
 
 
+@pytest.mark.parametrize("word,cand,ok", [
+    ("cros", "cors", True),  # four letters: two neighbours swapped, and only that
+    ("saml", "same", False), ("nuxt", "next", False), ("wget", "get", False), ("hoho", "soho", False),
+    ("midleware", "middleware", True), ("recieve", "receive", True), ("databse", "database", True),
+    ("glamping", "clamping", False),  # the first letter is kept ...
+    ("hwoever", "however", True),  # ... unless it swapped with the second
+    ("jsonb", "json", False), ("apkcz", "apkc", False),  # a letter more at the end names something else
+    ("campaigh", "campaign", True),  # the last letter mistyped is a slip
+])
+def test_a_slip_is_a_typing_slip_not_another_word_one_edit_away(word, cand, ok):
+    assert cand in spelling.edits1(word)
+    assert spelling.slip(word, cand) is ok
+
+
+@pytest.mark.parametrize("text,english", [
+    ("how do I enable CROS?", True),
+    ("does FastAPI support SAML?", True),
+    ("Wie lese ich Cookies in FastAPI?", False),  # wie, lese, ich, in: German's common words outnumber
+    ("Como usar middleware en FastAPI?", False),
+    ("Comment utiliser un middleware avec FastAPI ?", False),
+    ("¿Para qué sirve el response_model?", False),  # an accented letter: no English sentence
+    ("what does the naïve datetime warning mean?", False),  # even in English: a word of another language
+    ("FsatAPI 为什么默认要严格检查 JSON 请求的 Content-Type 头？", True),  # Chinese: its Latin words are names
+])
+def test_only_an_english_question_is_corrected(text, english):
+    assert spelling.reads_english(text) is english
+
+
 def test_the_question_decides_between_neighbours(index):
-    # "field" is the commoner term (two chunks against one), but a chunk holds
-    # "upload" with "file", and none "upload" with "field".
-    assert spelling.correct("how do I upload a fiel?", index, Scope()) == "how do I upload a file?"
-    assert spelling.correct("what type does a fiel have?", index, Scope()) == "what type does a field have?"
+    # "fiels" is one slip from "files" and from "field": "field" is the commoner term (two chunks
+    # against one), but a chunk holds "upload" with "file", and none "upload" with "field".
+    assert spelling.correct("how do I upload the fiels?", index, Scope()) == "how do I upload the files?"
+    assert spelling.correct("what type do fiels have?", index, Scope()) == "what type do field have?"
 
 
 def test_the_documents_own_word_is_searched_not_a_stem(index):
@@ -64,14 +95,17 @@ def test_the_documents_own_word_is_searched_not_a_stem(index):
     # no passage writes "fields" (only "field"): an English word will do, but not for a mixed-case name
     assert spelling.correct("what type do fiedls have?", index, Scope()) == "what type do fields have?"
     assert spelling.correct("what type do FiEdls have?", index, Scope()) is None
-    assert spelling.correct("a UplaodFile parameter", index, Scope()) == "a UploadFile parameter"  # as written
+    # as written: a mixed-case name as a passage writes it mixed, though "uploadfile" is written more often
+    assert spelling.correct("a UplaodFile parameter", index, Scope()) == "a UploadFile parameter"
+    assert spelling.correct("a uplaodfile parameter", index, Scope()) == "a uploadfile parameter"
 
 
 def test_nothing_to_correct(index):
     assert spelling.correct("how do I upload a file?", index, Scope()) is None
     assert spelling.correct("how do I bake bread?", index, Scope()) is None  # English words, absent
     assert spelling.correct("Wie lade ich eine fiel hoch?", index, Scope()) is None  # not read as English
-    assert spelling.correct("fiel", index, Scope()) == "field"  # a word alone: the commoner neighbour
+    assert spelling.correct("uplaod", index, Scope()) == "upload"  # a word alone
+    assert spelling.correct("fiel", index, Scope()) is None  # a common Spanish word: "fiel" alone reads Spanish
 
 
 def test_a_word_only_a_restricted_page_holds_is_never_offered(index):
@@ -101,6 +135,8 @@ def test_a_misspelt_question_is_answered_from_the_page_the_right_spelling_finds(
         assert turn.plan.spelled is None and turn.refused
         return
     assert turn.plan.spelled == "how long is the warranty on a tent?"
+    from citebot.chat.render import turn_json
+    assert turn_json(turn)["trace"]["spelled"] == "how long is the warranty on a tent?"  # --json says so
     # the corrected turn's synonym expansion too (warranty = guarantee in synonyms.json)
     assert turn.retrieval.queries == ["how long is the waranty on a tent?", "how long is the warranty on a tent?",
                                       "how long is the guarantee on a tent?"]
@@ -117,10 +153,11 @@ def test_a_follow_up_searches_its_joined_form_corrected_in_place(index):
     engine = Engine(index, Config(use_expansion=False), Models(None, None))
     plan = engine._spell(qmod.plan("and its defalt?", ["how do I uplaod a fiel?"]), Scope())
     assert plan.typed == "and its defalt?" and plan.spelled == "and its default?"
-    # the joined form is no typed text: corrected in place, the earlier turn too, and searched once
-    assert plan.followup == "how do I upload a file? and its default?"
-    assert plan.queries == ["and its defalt?", "how do I upload a file? and its default?", "and its default?"]
-    assert plan.earlier == "how do I upload a file?"  # what the answerer's follow-up focus subtracts
+    # the joined form is no typed text: it ends in the corrected turn instead; the earlier turn stays
+    # as typed (a wrong correction of it would stand alone, with nothing searched beside it)
+    assert plan.followup == "how do I uplaod a fiel? and its default?"
+    assert plan.queries == ["and its defalt?", "how do I uplaod a fiel? and its default?", "and its default?"]
+    assert plan.earlier == "how do I uplaod a fiel?"  # what the answerer's follow-up focus subtracts
     assert engine._focus(plan) == frozenset({"default"})
     # nothing misspelt: the plan as it was
     clean = qmod.plan("and its default?", ["how do I upload a file?"])
@@ -132,4 +169,4 @@ def test_each_word_is_tried_once_and_only_the_first_few(index):
     # five misspelt words: the first four are corrected, "moedl" is left (a pasted log is no typo)
     assert spelling.correct("uplaod the fiel to dsik, a defualt moedl", index, Scope()) \
         == "upload the file to disk, a default moedl"
-    assert spelling.correct("uplaod a fiel, uplaod a fiel", index, Scope()) == "upload a file, upload a file"
+    assert spelling.correct("uplaod the flie, uplaod the flie", index, Scope()) == "upload the file, upload the file"

@@ -2,15 +2,17 @@
 
 A question word whose term no chunk in the scope holds ("CROS", "midleware")
 made BM25 miss and the gate refuse.  Such a word is tried at one edit
-(Norvig's deletes, transposes, replaces and inserts over a-z); the candidates
-the scope holds are kept, and the one with which the whole question best
-matches a single passage (the idf coverage the evidence reads) wins, the
-commoner term on a tie: "upload a fiel" is "file", not the commoner "field".
+(Norvig's deletes, transposes, replaces and inserts over a-z) that undoes a
+typing slip (``slip``: "SAML" is no slip of "SAME"); the candidates the scope
+holds are kept, and the one found in a passage with the most of the
+question's other words wins, the commoner term on a tie: "upload the fiels"
+is "files", not the commoner "field".
 The corrected question is searched beside the typed one, as a synonym
 expansion is, so the typed turn still counts.
 
 Only Latin words of four letters or more that are no English word are tried
-(pyspellchecker's list: "clash" is absent from a handbook, not misspelt).
+(pyspellchecker's list: "clash" is absent from a handbook, not misspelt), in
+a question that reads English (``reads_english``: "Wie lese ich" is German).
 Identifiers (E4099, max_age, python3.12) are left alone, and so is a
 capitalised word inside a sentence, a proper name ("Django", "Kenyan"), whose
 absence is what tells the gate that the documents do not cover it.  A
@@ -32,19 +34,24 @@ import regex
 from citebot.index.store import SearchIndex
 from citebot.schema import Scope
 from citebot.search import analyzer
-from citebot.search.evidence import coverage
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 MIN_LETTERS = 4  # shorter words sit one edit from too many others ("cas": case, cast, cars ...)
-TOP = 3  # passages read per candidate: its best-matching BM25 hits
+TOP = 5  # passages read per candidate: its best-matching BM25 hits
 WRITTEN = 20  # passages holding a candidate's term searched for its written form ("ordered" for "order")
 ENGLISH_SHARE = 0.5  # of a question's Latin words, English or the documents' own, to be read as English
 MAX_CANDIDATES = 5  # the commonest held candidates tried against the question
 MAX_WORDS = 4  # distinct words tried per question (each costs a few searches)
 # A word: letters only, not touching a digit, an identifier's joiner, a path's slash or an
-# apostrophe ("wasn't" is a word; "wasn" alone is no English word).
-_WORD = regex.compile(r"(?<![\p{L}\p{N}\p{M}_\-./@#$'’])\p{L}+(?![\p{L}\p{N}\p{M}_\-./@'’])", regex.V1)
+# apostrophe ("wasn't" is a word; "wasn" alone is no English word), but for a possessive's "'s".
+_WORD = regex.compile(r"(?<![\p{L}\p{N}\p{M}_\-./@#$'’])\p{L}+(?![\p{L}\p{N}\p{M}_\-./@])(?!['’](?!s(?![\p{L}\p{N}])))",
+                      regex.V1)
 _ASCII = regex.compile(r"[A-Za-z]+")
+_ACCENTED = regex.compile(r"[[\p{Latin}--[A-Za-z]]]", regex.V1)  # é, ñ, ü ...: no English sentence
+_OTHER_SCRIPT = regex.compile(r"[[\p{L}--\p{Latin}]]", regex.V1)
+_SENTENCE_END = ".!?:;"
+OTHER_LANGUAGES = ("de", "es", "fr", "it", "pt", "nl")  # pyspellchecker's Latin-script lists that English is told from
+COMMON = 3000  # a language's commonest words, enough to tell it in a short question
 
 
 def edits1(word: str) -> set[str]:
@@ -70,14 +77,15 @@ def english() -> frozenset[str]:
 def words(text: str) -> list[tuple[int, int, str]]:
     """(start, end, word) of each word that may be corrected: ASCII letters
     only, at least ``MIN_LETTERS``, no English word, and not capitalised
-    inside the sentence (a proper name; the first word may be)."""
+    inside a sentence (a proper name; a sentence's first word may be)."""
     out = []
     for m in _WORD.finditer(text):
         w = m.group()
         if len(w) < MIN_LETTERS or not _ASCII.fullmatch(w):
             continue
-        if w[0].isupper() and w[1:].islower() and text[:m.start()].strip():
-            continue  # a proper name inside the sentence
+        before = text[:m.start()].rstrip()
+        if w[0].isupper() and w[1:].islower() and before and before[-1] not in _SENTENCE_END:
+            continue  # a proper name inside a sentence
         if w.casefold() in english() or w.casefold() in analyzer.STOPWORDS:
             continue
         out.append((m.start(), m.end(), w))
@@ -89,14 +97,43 @@ def mixed(word: str) -> bool:
     return not (word.islower() or word.isupper() or (word[0].isupper() and word[1:].islower()))
 
 
-def reads_english(text: str, held: set[str], tried: set[str]) -> bool:
-    """Whether most of the question's other Latin words (beside the ``tried``
-    ones) are English words or words the documents use: a German question's
-    "konfiguriere" is no typo.  A question of tried words alone ("midleware")
-    counts as English."""
-    ws = [w for w in (w.casefold() for w in _ASCII.findall(text) if len(w) > 1) if w not in tried]
-    known = sum(1 for w in ws if w in english() or w in held)
-    return known >= ENGLISH_SHARE * len(ws)
+@functools.cache
+def common(lang: str) -> frozenset[str]:
+    """The ``COMMON`` commonest words of a language (pyspellchecker's counts)."""
+    path = resources.files("spellchecker") / "resources" / f"{lang}.json.gz"
+    with path.open("rb") as f:
+        counts = json.loads(gzip.decompress(f.read()))
+    return frozenset(sorted(counts, key=lambda w: (-counts[w], w))[:COMMON])
+
+
+def reads_english(text: str) -> bool:
+    """Whether the question is English, so a word outside the English list
+    may be a slip: no accented Latin letter ("¿Para qué sirve …"), and no
+    other language's common words outnumbering English's ("Wie lese ich
+    Cookies in FastAPI?": wie, lese, ich, in against in).  In a question
+    written in another script (Chinese, Russian) the Latin words are names."""
+    if _ACCENTED.search(text):
+        return False
+    if _OTHER_SCRIPT.search(text):
+        return True
+    ws = [w.casefold() for w in _ASCII.findall(text) if len(w) > 1]
+    ours = sum(1 for w in ws if w in common("en"))
+    return all(sum(1 for w in ws if w in common(lang)) <= ours for lang in OTHER_LANGUAGES)
+
+
+def slip(word: str, cand: str) -> bool:
+    """Whether ``cand`` is ``word`` with a typing slip undone, not another
+    word one edit away: in a word of four letters only two neighbours
+    swapped ("CROS"; "SAML" is no slip of "SAME", nor "nuxt" of "next"); the
+    first letter kept ("glamping" is not "clamping"), unless it swapped with
+    the second; and no letter dropped from the end ("JSONB", "aPKCz" name
+    something of their own)."""
+    transposed = len(cand) == len(word) and sorted(cand) == sorted(word)
+    if len(word) <= MIN_LETTERS and not transposed:
+        return False
+    if cand[:1] != word[:1] and not (transposed and cand[:2] == word[1::-1]):
+        return False
+    return cand != word[:-1]
 
 
 def correct(text: str, index: SearchIndex, scope: Scope) -> str | None:
@@ -110,10 +147,7 @@ def correct(text: str, index: SearchIndex, scope: Scope) -> str | None:
     missing = [(s, e, w, t) for s, e, w, t in found if not known[t].in_scope]
     if not missing:
         return None
-    every = {w.casefold(): ts for w in _ASCII.findall(text) if len(w) > 1 and (ts := analyzer.analyze(w))}
-    stats = index.term_stats([t for ts in every.values() for t in ts], scope)
-    if not reads_english(text, {w for w, ts in every.items() if all(stats[t].in_scope for t in ts)},
-                         {w.casefold() for _, _, w, _ in missing}):
+    if not reads_english(text):
         return None
     question = analyzer.analyze(text)
     fixes: list[tuple[int, int, str]] = []
@@ -138,7 +172,8 @@ def _best(word: str, term: str, question: Sequence[str], index: SearchIndex, sco
     """The neighbour of ``word`` to search instead, written as the documents
     write it (an English word will do, but not for a mixed-case name), or
     None."""
-    near = edits1(word.casefold())
+    typed = word.casefold()
+    near = {c for c in edits1(typed) if slip(typed, c)}
     terms_of: dict[str, list[str]] = {}
     for cand in near:
         ts = analyzer.analyze(cand)
@@ -148,35 +183,36 @@ def _best(word: str, term: str, question: Sequence[str], index: SearchIndex, sco
         return None
     stats = index.term_stats(list(terms_of), scope)
     held = sorted((t for t in terms_of if stats[t].in_scope), key=lambda t: (stats[t].idf, t))[:MAX_CANDIDATES]
+    others = [q for q in question if q != term]
     best, best_key = None, None
     for t in held:
-        written = _written(t, near, index, scope)
+        written = _written(t, near, mixed(word), index, scope)
         if written is None and not mixed(word):
             written = min((c for c in terms_of[t] if c in english()), default=None)
         if written is None:
             continue
-        terms = [t if q == term else q for q in question]
-        terms += [] if t in terms else [t]  # the word analyzed alone, not as the question splits it
-        qstats = index.term_stats(terms, scope)
-        hits = index.sparse_search(terms, scope, TOP)
-        if not hits:
-            continue
-        held_by = index.terms_held([h.id for h in hits], terms)
-        cov = max(coverage(terms, held_by[h.id], qstats) for h in hits)
-        key = (-cov, qstats[t].idf, t)
+        # How many of the question's other words a passage holding the candidate also holds (a
+        # count: weighted by idf, the words a rare candidate happens to sit beside outweighed a
+        # common one's, and "srever" became "sever" rather than "server").
+        hits = index.sparse_search([t, *others], scope, TOP)
+        held_by = index.terms_held([h.id for h in hits], [t, *others])
+        fit = max((len(set(others) & held_by[h.id]) for h in hits if t in held_by[h.id]), default=0)
+        key = (-fit, stats[t].idf, t)
         if best_key is None or key < best_key:
             best, best_key = written, key
     return best
 
 
-def _written(term: str, near: set[str], index: SearchIndex, scope: Scope) -> str | None:
+def _written(term: str, near: set[str], name: bool, index: SearchIndex, scope: Scope) -> str | None:
     """A word one edit from the typed one that a passage holding ``term``
     writes, as it writes it ("authentication", where "authentation" stems
     alike; "HTTPException"), or None: a correction is a word the documents
-    use, not a stem.  Of several, the one written most often."""
+    use, not a stem.  Of several, the one written most often; for a
+    mixed-case ``name``, a mixed-case form first ("FastAPI", not the
+    commoner "fastapi" of its commands)."""
     for h in index.sparse_search([term], scope, WRITTEN):
         seen = [w for w in _ASCII.findall(h.chunk.search_text) if w.casefold() in near]
         found = [w for w in dict.fromkeys(seen) if analyzer.analyze(w) == [term]]
         if found:
-            return min(found, key=lambda w: (-seen.count(w), w))
+            return min(found, key=lambda w: (not (name and mixed(w)), -seen.count(w), w))
     return None
