@@ -137,6 +137,9 @@ def test_a_misspelt_question_is_answered_from_the_page_the_right_spelling_finds(
     assert turn.plan.spelled == "how long is the warranty on a tent?"
     from citebot.chat.render import turn_json
     assert turn_json(turn)["trace"]["spelled"] == "how long is the warranty on a tent?"  # --json says so
+    from citebot.chat.render import why_text
+    assert "\nspelled:  how long is the warranty on a tent?\nsearched: how long is the guarantee on a tent?\n" \
+        in why_text(turn)  # and /why
     # the corrected turn's synonym expansion too (warranty = guarantee in synonyms.json)
     assert turn.retrieval.queries == ["how long is the waranty on a tent?", "how long is the warranty on a tent?",
                                       "how long is the guarantee on a tent?"]

@@ -122,8 +122,8 @@ def why_text(turn: Turn | None) -> str:
         return "Nothing to explain yet: ask a question first."
     t = trace(turn)
     out = [f"typed:    {safe_line(turn.typed)}"]
-    for q in t["queries"][1:]:
-        out.append(f"searched: {safe_line(q)}")
+    for q in t["queries"][1:]:  # the typed turn's corrected spelling said as such, not as one more search
+        out.append(f"{'spelled: ' if q == t['spelled'] else 'searched:'} {safe_line(q)}")
     out.append(f"follow-up form: {t['followup_method']}; scope: {t['scope']}; "
                f"rerank {'on' if t['rerank'] else 'off'}; model calls {t['model_calls']}")
     out.append(f"{'chunk':18} {'bm25':>4} {'dense':>5} {'fused':>5} {'rerank':>7} {'cos':>5} {'cover':>5}  outcome / source")
