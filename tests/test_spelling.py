@@ -12,7 +12,7 @@ from citebot.search.queries import QueryPlan
 TEXTS = {
     "upload": "To upload a file, declare an UploadFile parameter. The file is spooled to disk. "
               "Its class: uploadfile.py, uploadfile.pyi.",
-    "model": "Each field of a model has a type. A field may have a default.",
+    "model": "Each field of a model has a type. A field may have a default. Pydantic checks it.",
     "valid": "A field validator checks one field. Validation errors name the field.",
     # Only staff may read this page: its word must never be offered to the public.
     "secret": "The quixel rotation runs nightly.",
@@ -38,14 +38,15 @@ def test_edits1_is_one_deletion_transposition_replacement_or_insertion():
 
 
 def test_only_words_that_may_be_misspelt_are_tried():
-    tried = lambda text: [w for _, _, w in spelling.words(text)]  # noqa: E731
+    tried = lambda text: [w for _, _, w, _ in spelling.words(text)]  # noqa: E731
+    names = lambda text: [w for _, _, w, name in spelling.words(text) if name]  # noqa: E731
     assert tried("how do I enable CROS?") == ["CROS"]
-    assert tried("Midleware for the app?") == ["Midleware"]  # capitalised as the first word only
-    assert tried("does Djnago work with it?") == []  # a proper name inside the sentence
-    assert tried("aPKCz and UplodFile") == ["aPKCz", "UplodFile"]  # names, corrected only to the documents' own
+    assert tried("Midleware for the app?") == ["Midleware"] and names("Midleware for the app?") == []
+    assert names("does Djnago work with it?") == ["Djnago"]  # capitalised inside the sentence: a name
+    assert names("aPKCz and UplodFile") == ["aPKCz", "UplodFile"]  # mixed case: names
     assert tried("what wasn't the ratio?") == []  # "wasn" is half of a contraction
     assert tried("the midleware's options") == ["midleware"]  # a possessive is the word
-    assert tried("Help! Uplaod of a fiel") == ["Uplaod", "fiel"]  # a sentence's first word, after "!"
+    assert tried("Help! Uplaod of a fiel") == ["Uplaod", "fiel"] and names("Help! Uplaod of a fiel") == []
     assert tried("what about a clash?") == []  # an English word the documents may lack
     assert tried("error E4099 in max_agee at /usr/lcoal python3.12") == []  # identifiers and paths are names
     assert tried("the fiel") == ["fiel"] and tried("the fie") == []  # four letters at least
@@ -97,6 +98,11 @@ def test_the_documents_own_word_is_searched_not_a_stem(index):
     assert spelling.correct("what type do FiEdls have?", index, Scope()) is None
     # as written: a mixed-case name as a passage writes it mixed, though "uploadfile" is written more often
     assert spelling.correct("a UplaodFile parameter", index, Scope()) == "a UploadFile parameter"
+    # a name inside a sentence becomes only a name a passage writes: "Pydantic" is one, "validator" is not
+    assert spelling.correct("does Pdyantic check it?", index, Scope()) == "does Pydantic check it?"
+    assert spelling.correct("how does the Valdator work?", index, Scope()) is None
+    assert spelling.correct("how does the valdator work?", index, Scope()) == "how does the validator work?"
+    assert spelling.correct("does Djnago check it?", index, Scope()) is None  # a name no page writes
     assert spelling.correct("a uplaodfile parameter", index, Scope()) == "a uploadfile parameter"
 
 

@@ -13,11 +13,11 @@ expansion is, so the typed turn still counts.
 Only Latin words of four letters or more that are no English word are tried
 (pyspellchecker's list: "clash" is absent from a handbook, not misspelt), in
 a question that reads English (``reads_english``: "Wie lese ich" is German).
-Identifiers (E4099, max_age, python3.12) are left alone, and so is a
-capitalised word inside a sentence, a proper name ("Django", "Kenyan"), whose
-absence is what tells the gate that the documents do not cover it.  A
-mixed-case name ("HTPTException", "FsatAPI") is corrected only to a name the
-documents write, as they write it.  Everything goes through ``SearchIndex``
+Identifiers (E4099, max_age, python3.12) are left alone.  A name (a word
+capitalised inside a sentence, or in mixed case: "Raodrunner",
+"HTPTException", "FsatAPI") becomes only a name the documents write, as they
+write it: a name they lack ("Django" where no page names it) stays absent,
+which is what tells the gate that they do not cover it.  Everything goes through ``SearchIndex``
 with the asker's scope, so a correction never names a word only restricted
 pages hold.
 """
@@ -74,21 +74,21 @@ def english() -> frozenset[str]:
         return frozenset(json.loads(gzip.decompress(f.read())))
 
 
-def words(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, word) of each word that may be corrected: ASCII letters
-    only, at least ``MIN_LETTERS``, no English word, and not capitalised
-    inside a sentence (a proper name; a sentence's first word may be)."""
+def words(text: str) -> list[tuple[int, int, str, bool]]:
+    """(start, end, word, name) of each word that may be corrected: ASCII
+    letters only, at least ``MIN_LETTERS``, and no English word.  ``name``:
+    written in mixed case, or capitalised inside a sentence (a sentence's
+    first word is capitalised anyway)."""
     out = []
     for m in _WORD.finditer(text):
         w = m.group()
         if len(w) < MIN_LETTERS or not _ASCII.fullmatch(w):
             continue
-        before = text[:m.start()].rstrip()
-        if w[0].isupper() and w[1:].islower() and before and before[-1] not in _SENTENCE_END:
-            continue  # a proper name inside a sentence
         if w.casefold() in english() or w.casefold() in analyzer.STOPWORDS:
             continue
-        out.append((m.start(), m.end(), w))
+        before = text[:m.start()].rstrip()
+        proper = w[0].isupper() and w[1:].islower() and bool(before) and before[-1] not in _SENTENCE_END
+        out.append((m.start(), m.end(), w, proper or mixed(w)))
     return out
 
 
@@ -139,12 +139,12 @@ def slip(word: str, cand: str) -> bool:
 def correct(text: str, index: SearchIndex, scope: Scope) -> str | None:
     """``text`` with each word the scope holds nowhere replaced by its best
     one-edit neighbour the scope does hold; None when nothing changed."""
-    analyzed = [(s, e, w, analyzer.analyze(w)) for s, e, w in words(text)]
-    found = [(s, e, w, ts[0]) for s, e, w, ts in analyzed if len(ts) == 1]
+    analyzed = [(s, e, w, name, analyzer.analyze(w)) for s, e, w, name in words(text)]
+    found = [(s, e, w, name, ts[0]) for s, e, w, name, ts in analyzed if len(ts) == 1]
     if not found:
         return None
     known = index.term_stats([t for *_, t in found], scope)
-    missing = [(s, e, w, t) for s, e, w, t in found if not known[t].in_scope]
+    missing = [(s, e, w, name, t) for s, e, w, name, t in found if not known[t].in_scope]
     if not missing:
         return None
     if not reads_english(text):
@@ -152,12 +152,12 @@ def correct(text: str, index: SearchIndex, scope: Scope) -> str | None:
     question = analyzer.analyze(text)
     fixes: list[tuple[int, int, str]] = []
     tried: dict[str, str | None] = {}  # each word once, and only the first few: a pasted log is no typo
-    for s, e, w, term in missing:
+    for s, e, w, name, term in missing:
         if w not in tried and len(tried) < MAX_WORDS:
-            tried[w] = _best(w, term, question, index, scope)
+            tried[w] = _best(w, term, name, question, index, scope)
         best = tried.get(w)
         if best is not None:
-            fixes.append((s, e, best if mixed(w) else best.upper() if w.isupper()
+            fixes.append((s, e, best if name else best.upper() if w.isupper()
                           else best.capitalize() if w[0].isupper() else best.lower()))
     if not fixes:
         return None
@@ -168,10 +168,13 @@ def correct(text: str, index: SearchIndex, scope: Scope) -> str | None:
     return "".join(out + [text[last:]])
 
 
-def _best(word: str, term: str, question: Sequence[str], index: SearchIndex, scope: Scope) -> str | None:
+def _best(word: str, term: str, name: bool, question: Sequence[str], index: SearchIndex,
+          scope: Scope) -> str | None:
     """The neighbour of ``word`` to search instead, written as the documents
-    write it (an English word will do, but not for a mixed-case name), or
-    None."""
+    write it (an English word will do, but not for a ``name``, which only
+    becomes a name a passage writes: "Raodrunner" the "Roadrunner" of the
+    documents, while "Djnago" in documents that never name Django stays the
+    name they lack, which is what tells the gate to refuse), or None."""
     typed = word.casefold()
     near = {c for c in edits1(typed) if slip(typed, c)}
     terms_of: dict[str, list[str]] = {}
@@ -186,8 +189,8 @@ def _best(word: str, term: str, question: Sequence[str], index: SearchIndex, sco
     others = [q for q in question if q != term]
     best, best_key = None, None
     for t in held:
-        written = _written(t, near, mixed(word), index, scope)
-        if written is None and not mixed(word):
+        written = _written(t, near, name, index, scope)
+        if written is None and not name:
             written = min((c for c in terms_of[t] if c in english()), default=None)
         if written is None:
             continue
@@ -208,11 +211,11 @@ def _written(term: str, near: set[str], name: bool, index: SearchIndex, scope: S
     writes, as it writes it ("authentication", where "authentation" stems
     alike; "HTTPException"), or None: a correction is a word the documents
     use, not a stem.  Of several, the one written most often; for a
-    mixed-case ``name``, a mixed-case form first ("FastAPI", not the
-    commoner "fastapi" of its commands)."""
+    ``name``, only a form written as a name ("FastAPI", not the commoner
+    "fastapi" of its commands; "Roadrunner", not "roadrunner")."""
     for h in index.sparse_search([term], scope, WRITTEN):
-        seen = [w for w in _ASCII.findall(h.chunk.search_text) if w.casefold() in near]
+        seen = [w for w in _ASCII.findall(h.chunk.search_text) if w.casefold() in near and not (name and w.islower())]
         found = [w for w in dict.fromkeys(seen) if analyzer.analyze(w) == [term]]
         if found:
-            return min(found, key=lambda w: (not (name and mixed(w)), -seen.count(w), w))
+            return min(found, key=lambda w: (-seen.count(w), w))
     return None
