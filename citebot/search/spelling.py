@@ -39,7 +39,6 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 MIN_LETTERS = 4  # shorter words sit one edit from too many others ("cas": case, cast, cars ...)
 TOP = 5  # passages read per candidate: its best-matching BM25 hits
 WRITTEN = 20  # passages holding a candidate's term searched for its written form ("ordered" for "order")
-ENGLISH_SHARE = 0.5  # of a question's Latin words, English or the documents' own, to be read as English
 MAX_CANDIDATES = 5  # the commonest held candidates tried against the question
 MAX_WORDS = 4  # distinct words tried per question (each costs a few searches)
 # A word: letters only, not touching a digit, an identifier's joiner, a path's slash or an
