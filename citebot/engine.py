@@ -156,11 +156,11 @@ class Engine:
         if not self.cfg.use_spelling:
             return plan
         fixed = spelling.correct(plan.typed, self.index, scope)
-        followup = plan.followup
-        if plan.earlier and fixed:  # the joined form, "earlier turn + typed turn", searched with the corrected turn
-            followup = f"{plan.earlier} {fixed}"  # (the earlier turn as typed: no correction of it stands alone)
         if fixed is None:
             return plan
+        followup = plan.followup
+        if plan.earlier:  # the joined form, "earlier turn + typed turn", searched with the corrected turn
+            followup = f"{plan.earlier} {fixed}"  # (the earlier turn as typed: no correction of it stands alone)
         expansions = plan.expansions
         if self.cfg.use_expansion:  # as plan() expands them, the corrected forms' too
             expansions = tuple(dict.fromkeys(x for q in (plan.typed, followup, fixed) if q

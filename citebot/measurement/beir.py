@@ -41,7 +41,7 @@ from citebot.index.local import LocalIndex
 from citebot.index.store import settings_stamp
 from citebot.measurement import benchmarks, metrics
 from citebot.measurement.evaluate import CONFIGS, DEFAULT, UNFILTERED, config_for, default_name
-from citebot.measurement.report import columns, fmt
+from citebot.measurement.report import columns, fmt, spelled_line
 from citebot.schema import Chunk, Scope
 from citebot.search.models import Models
 
@@ -264,10 +264,7 @@ def format_table(result: dict) -> str:
              fmt(m.get("p95_ms"), 1), str(m.get("n", "")), m.get("note", "")]
             for key, m in result["configs"].items()]
     out += columns(["config", "nDCG@10", "hit@5", "R@100", "MRR@10", "p50 ms", "p95 ms", "n", "note"], rows, left=("note",))
-    spelled = {key: m["spelled"] for key, m in result["configs"].items() if m.get("spelled")}
-    if spelled:
-        out.append("queries also searched with misspellings corrected: "
-                   + ", ".join(f"{key} {n}" for key, n in spelled.items()))
+    out += spelled_line(result["configs"], "queries")
     if result.get("refusal"):
         out += ["", f"refusal of the bot's configuration on {result['n_questions']} questions "
                     f"({result['n_unanswerable']} unanswerable; refuse = positive class)"]

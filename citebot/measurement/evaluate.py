@@ -25,24 +25,17 @@ from citebot.measurement import diagnose, metrics
 from citebot.measurement.golden import Judge, Question, load_golden, misspelt
 from citebot.schema import Scope
 
-# The ablation, cumulative; golden sets and benchmarks use the same names.
-CONFIGS: dict[str, dict] = {
-    "bm25": dict(use_sparse=True, use_dense=False, use_rerank=False, use_expansion=False, use_spelling=False,
-                 use_followups=False),
-    "dense": dict(use_sparse=False, use_dense=True, use_rerank=False, use_expansion=False, use_spelling=False,
-                  use_followups=False),
-    "hybrid": dict(use_sparse=True, use_dense=True, use_rerank=False, use_expansion=False, use_spelling=False,
-                   use_followups=False),
-    "+rerank": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=False, use_spelling=False,
-                    use_followups=False),
-    # "+expansion" widens the question's words: synonym expansions and corrected misspellings.
-    "+expansion": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_spelling=True,
-                       use_followups=False),
-    "+followups": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_spelling=True,
-                       use_followups=True),
-    "no-filters": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_spelling=True,
-                       use_followups=True),
-}
+# The ablation, cumulative; golden sets and benchmarks use the same names.  "+expansion" widens
+# the question's words: synonym expansions and corrected misspellings (use_spelling follows use_expansion).
+CONFIGS: dict[str, dict] = {name: dict(stages, use_spelling=stages["use_expansion"]) for name, stages in {
+    "bm25": dict(use_sparse=True, use_dense=False, use_rerank=False, use_expansion=False, use_followups=False),
+    "dense": dict(use_sparse=False, use_dense=True, use_rerank=False, use_expansion=False, use_followups=False),
+    "hybrid": dict(use_sparse=True, use_dense=True, use_rerank=False, use_expansion=False, use_followups=False),
+    "+rerank": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=False, use_followups=False),
+    "+expansion": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_followups=False),
+    "+followups": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_followups=True),
+    "no-filters": dict(use_sparse=True, use_dense=True, use_rerank=True, use_expansion=True, use_followups=True),
+}.items()}
 UNFILTERED = {"no-filters"}
 FLAGS = ("use_sparse", "use_dense", "use_rerank", "use_expansion", "use_spelling", "use_followups")
 

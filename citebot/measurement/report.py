@@ -28,6 +28,14 @@ def columns(header: list[str], rows: list[list[str]], left: tuple[str, ...] = ()
     return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
 
 
+def spelled_line(configs: dict, what: str) -> list[str]:
+    """The line saying how many of ``what`` each configuration also searched
+    with misspellings corrected (none when no configuration did)."""
+    spelled = {name: m["spelled"] for name, m in configs.items() if m.get("spelled")}
+    return [f"{what} also searched with misspellings corrected: "
+            + ", ".join(f"{name} {n}" for name, n in spelled.items())] if spelled else []
+
+
 def ablation_table(configs: dict, default: str | None) -> list[str]:
     rows = [[name + (" *" if name == default else "")] + [fmt(m.get(c)) for c in COLUMNS]
             for name, m in configs.items()]
@@ -61,10 +69,7 @@ def golden_report(result: dict) -> str:
     out += ablation_table(result["configs"], result.get("default"))
     out.append("* = the bot as configured" + ("" if result.get("rerank_available")
                                               else "; no cross-encoder loads, so +rerank rows equal the row above"))
-    spelled = {name: m["spelled"] for name, m in result["configs"].items() if m.get("spelled")}
-    if spelled:
-        out.append(f"questions (of {result['n']}) also searched with misspellings corrected: "
-                   + ", ".join(f"{name} {n}" for name, n in spelled.items()))
+    out += spelled_line(result["configs"], f"questions (of {result['n']})")
     names = list(result["configs"]) + (["answers"] if result.get("answers") else [])
     out += ["", "share of questions not failed per tag (hit@5 when answerable, refusal when not):"]
     out += columns(["tag", "n"] + names, [[tag, str(row["n"])] + [fmt(row[n], 2) for n in names]

@@ -64,13 +64,18 @@ def edits1(word: str) -> set[str]:
     return set(deletes + transposes + replaces + inserts) - {word}
 
 
+def _counts(lang: str) -> dict[str, int]:
+    """pyspellchecker's word list of a language, each word with its count."""
+    path = resources.files("spellchecker") / "resources" / f"{lang}.json.gz"
+    with path.open("rb") as f:
+        return json.loads(gzip.decompress(f.read()))
+
+
 @functools.cache
 def english() -> frozenset[str]:
     """English words (pyspellchecker's list, 160,000 of them): a word in it is
     no misspelling, whether or not the documents use it ("clash", "stalls")."""
-    path = resources.files("spellchecker") / "resources" / "en.json.gz"
-    with path.open("rb") as f:
-        return frozenset(json.loads(gzip.decompress(f.read())))
+    return frozenset(_counts("en"))
 
 
 def words(text: str) -> list[tuple[int, int, str, bool]]:
@@ -99,9 +104,7 @@ def mixed(word: str) -> bool:
 @functools.cache
 def common(lang: str) -> frozenset[str]:
     """The ``COMMON`` commonest words of a language (pyspellchecker's counts)."""
-    path = resources.files("spellchecker") / "resources" / f"{lang}.json.gz"
-    with path.open("rb") as f:
-        counts = json.loads(gzip.decompress(f.read()))
+    counts = _counts(lang)
     return frozenset(sorted(counts, key=lambda w: (-counts[w], w))[:COMMON])
 
 
