@@ -240,3 +240,20 @@ def test_a_link_reference_definition_is_not_text_wherever_it_stands(tmp_path, te
     # CommonMark renders none of these; each was indexed and could be quoted.
     write(tmp_path / "c.md", text)
     assert "pitaya4" not in " ".join(b.text for b in documents.load(tmp_path / "c.md", "c.md").blocks)
+
+
+def test_a_code_block_reads_as_the_page_shows_it():
+    # termynal colours a console transcript with HTML the page renders; Material for MkDocs
+    # writes attributes after the fence and "# (1)!" markers the page shows as buttons.
+    lines = ["```console", '$ <font color="#4E9A06">fastapi</font> run <u style="x">main.py</u>', "---> 100%",
+             '<font color="#A6E22E">INFO</font>:  started [<font color="#A1EFE4"><b>27365</b></font>]', "```",
+             "```{ .dockerfile .annotate hl_lines=\"2\" }", "FROM python:3.9  # (1)!", "# (2)", "```",
+             '```Python hl_lines="2"', 'x = "<b>"  # (1)!', "y = 2  # (3)", "```", '```hl_lines="4"', "z", "```"]
+    out = markdown.clean(lines)
+    assert len(out) == len(lines)  # line numbers keep pointing at the source
+    assert out[:5] == ["```console", "$ fastapi run main.py", "", "INFO:  started [27365]", "```"]
+    assert out[5:9] == ["```dockerfile", "FROM python:3.9", "", "```"]
+    # outside an .annotate block only the "!" form is a marker: "# (3)" may be the code's own comment
+    assert out[9:] == ["```Python", 'x = "<b>"', "y = 2  # (3)", "```", "```", "z", "```"]
+    # tags in a block that shows code, not a transcript, are the code
+    assert markdown.clean(["```bash", 'echo "<b>hi</b>" > a.html', "```"])[1] == 'echo "<b>hi</b>" > a.html'

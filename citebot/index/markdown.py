@@ -20,7 +20,10 @@ so citations keep pointing at the right source lines).
 
 Code fences (CommonMark: a run of three or more backticks or tildes, closed by
 a run of the same character at least as long with nothing after it) and
-inline code spans are left exactly as written.
+inline code spans are left as written, but for what the rendered page does not
+show either: a fence's attributes (```` ```Python hl_lines="2" ```` -> ```` ```Python ````),
+a console transcript's colouring tags and progress bar (termynal), and Material's
+annotation markers (``# (1)!``).
 """
 from __future__ import annotations
 
@@ -251,12 +254,47 @@ def _reading(line: str, out: list[str]) -> str:
 
 
 def _code_block(lines: list[str], opener: str) -> list[str]:
-    """A fenced block as written, or blank lines when all it holds is an
-    include directive whose file is not here (``{!> ../../docs_src/x.py!}``)."""
+    """A fenced block as its page shows it, or blank lines when all it holds
+    is an include directive whose file is not here (``{!> ../../docs_src/x.py!}``)."""
     inner = [x for x in lines[1:] if x.strip() and not fence_closes(x, opener)]
     if inner and all(_INCLUDE.match(x) for x in inner):
         return [""] * len(lines)
-    return lines
+    head = _FENCE_OPEN.match(lines[0])
+    assert head is not None  # ``lines`` opens with the fence that ``fence_open`` found
+    lang, annotate = _fence_info(head.group(2))
+    first = lines[0][:head.start(2)] + lang
+    body = lines[1:]
+    if lang.lower() in _TRANSCRIPT:
+        body = [_TERMYNAL_TAG.sub("", x) if "<" in x else x for x in body]
+        body = ["" if _TERMYNAL_PROGRESS.match(x) else x for x in body]
+    body = [_ANNOTATION.sub("", x) if "(" in x and (annotate or _ANNOTATION_STRIPPED.search(x)) else x for x in body]
+    return [first, *body]
+
+
+# A fence's info string as Material for MkDocs writes it: a language with attributes
+# (```Python hl_lines="2"``, ```{ .dockerfile .annotate }``): the page shows the code,
+# not the attributes, and a quote showed ```Python hl_lines="2"``.
+def _fence_info(info: str) -> tuple[str, bool]:
+    """The language a fence's info string names ("" for none) and whether its
+    block carries Material's code annotations (``.annotate``)."""
+    info = info.strip()
+    if info.startswith("{"):
+        classes = re.findall(r"(?<![\w-])\.([\w+#-]+)", info)
+        return next((c for c in classes if c != "annotate"), ""), "annotate" in classes
+    word = info.split(maxsplit=1)[0] if info else ""
+    return ("" if "=" in word else word), False
+
+
+# A console transcript on an MkDocs page (termynal, as FastAPI's docs use it) colours its output
+# with HTML the page renders: "<font color=...>INFO</font>" was quoted tags and all.  Only the
+# presentational tags go, and only in a transcript: an ```html block shows its tags.
+_TRANSCRIPT = {"console", "shell-session", "sh-session", "pycon"}
+_TERMYNAL_TAG = re.compile(r"</?(?:font|span|b|u|i|strong|em)(?:\s[^<>]*)?>", re.I)
+_TERMYNAL_PROGRESS = re.compile(r"^\s*---> 100%\s*$")  # termynal's progress bar
+# Material's code annotation markers: "# (1)!" (the "!" hides the comment) anywhere, "# (1)" in a
+# block marked .annotate; the page shows a numbered button, not the comment.
+_ANNOTATION = re.compile(r"\s*(?:#|//)\s*\(\d+\)!?\s*$")
+_ANNOTATION_STRIPPED = re.compile(r"(?:#|//)\s*\(\d+\)!\s*$")
 
 
 def _drop_hidden(line: str, closer: str | None) -> tuple[str, str | None]:
