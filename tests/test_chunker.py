@@ -181,3 +181,18 @@ def test_a_chunk_never_spans_two_pdf_pages():
                              blocks)
     chunks = chunker.chunk_document(doc, budget=200)
     assert [(c.text, c.page, c.start) for c in chunks] == [("Page one text.", 1, 1), ("Page two text.", 2, 1)]
+
+
+def test_the_paragraph_that_introduces_a_code_block_moves_with_it(tmp_path):
+    # The block does not fit after the first paragraphs, so it starts the next chunk: the sentence
+    # ending in ":" goes with it, not left dangling at the end of the chunk before.
+    filler = " ".join(["Settings are read from the environment."] * 6)
+    code = "```console\n" + "\n".join(f"$ openssl rand -hex {n}" for n in range(8, 18)) + "\n```"
+    text = f"# Keys\n\n{filler}\n\nTo generate a secure random key use the command:\n\n{code}\n\nAfter.\n"
+    chunks = chunker.chunk_document(load(tmp_path, text, "keys.md"), budget=120)
+    assert [c.text.split("\n\n")[0] for c in chunks] == [filler, "To generate a secure random key use the command:"]
+    assert chunks[1].text.split("\n\n")[1:] == [code, "After."] and chunks[1].start == 5
+    # A paragraph alone in its chunk stays there (moving it would leave nothing), and one that
+    # does not fit beside the block stays too.
+    alone = chunker.chunk_document(load(tmp_path, f"# Keys\n\nUse the command:\n\n{code}\n", "alone.md"), budget=60)
+    assert [c.text.split("\n\n")[0] for c in alone] == ["Use the command:", code]

@@ -2,7 +2,8 @@
 
 Rules: a heading starts a new chunk and its path is kept on every chunk below
 it; paragraphs are packed up to a token budget; a table or code block joins
-the current chunk only when it fits whole; a long table is split into pieces
+the current chunk only when it fits whole (else it starts the next chunk, with
+the paragraph that introduces it, one ending in ":"); a long table is split into pieces
 that each repeat the header row; a fenced code block is not cut for the
 budget (an oversized one becomes one chunk on its own); an oversized paragraph
 is split at sentence ends (a run without one, at spaces).  No chunk is longer than ``MAX_BYTES`` on any
@@ -61,7 +62,12 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
         for part in _fit(block, budget):
             cost, length = tokens.count(part.text), len(part.text.encode("utf-8")) + 2  # + the "\n\n" joining
             if current and (used + cost > budget or size + length > MAX_BYTES):
+                intro = _introduction(current, part, cost, length, budget)
+                if intro is not None:
+                    current.pop()
                 flush()
+                if intro is not None:
+                    current, used, size = [intro], tokens.count(intro.text), len(intro.text.encode("utf-8")) + 2
             current.append(part)
             used += cost
             size += length
@@ -83,6 +89,21 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
             tenant=doc.meta["tenant"], page=blocks[0].page,
         ))
     return chunks
+
+
+def _introduction(current: list[Block], part: Block, cost: int, length: int, budget: int) -> Block | None:
+    """The paragraph that ends ``current`` when it introduces ``part``, a code
+    block or table that starts the next chunk ("To generate a key use the
+    command:"): it moves with what it introduces, or the chunk before ends in
+    a dangling ":" and the command's chunk never says what the command is for.
+    None when it is the chunk's only block or the two do not fit one chunk."""
+    last = current[-1] if len(current) > 1 else None
+    if (last is None or last.kind != "para" or part.kind not in ("code", "table")
+            or not last.text.rstrip().endswith((":", "："))):
+        return None
+    fits = (tokens.count(last.text) + cost <= budget
+            and len(last.text.encode("utf-8")) + 2 + length <= MAX_BYTES)
+    return last if fits else None
 
 
 def _fit(block: Block, budget: int) -> list[Block]:
