@@ -196,3 +196,16 @@ def test_the_paragraph_that_introduces_a_code_block_moves_with_it(tmp_path):
     # does not fit beside the block stays too.
     alone = chunker.chunk_document(load(tmp_path, f"# Keys\n\nUse the command:\n\n{code}\n", "alone.md"), budget=60)
     assert [c.text.split("\n\n")[0] for c in alone] == ["Use the command:", code]
+
+
+def test_the_paragraph_that_introduces_a_list_moves_with_it_unless_something_stood_between(tmp_path):
+    filler = " ".join(["Settings are read from the environment."] * 6)
+    items = "\n".join(f"* `--option-{n}`: what option {n} sets for the server" for n in range(6))
+    text = f"# Options\n\n{filler}\n\nThe server reads these options:\n\n{items}\n"
+    chunks = chunker.chunk_document(load(tmp_path, text, "opts.md"), budget=120)
+    assert [c.text.split("\n\n")[0] for c in chunks] == [filler, "The server reads these options:"]
+    # An include that is not here stood between (its lines read blank): the paragraph introduced
+    # that, not the list, and stays.
+    gap = f"# Options\n\n{filler}\n\nThe server reads these options:\n\n{{* ../src/opts.py *}}\n\n{items}\n"
+    chunks = chunker.chunk_document(load(tmp_path, gap, "gap.md"), budget=120)
+    assert chunks[0].text.endswith("The server reads these options:") and chunks[1].text == items

@@ -3,7 +3,7 @@
 Rules: a heading starts a new chunk and its path is kept on every chunk below
 it; paragraphs are packed up to a token budget; a table or code block joins
 the current chunk only when it fits whole (else it starts the next chunk, with
-the paragraph that introduces it, one ending in ":"); a long table is split into pieces
+the paragraph that introduces it, one ending in ":", as a list does); a long table is split into pieces
 that each repeat the header row; a fenced code block is not cut for the
 budget (an oversized one becomes one chunk on its own); an oversized paragraph
 is split at sentence ends (a run without one, at spaces).  No chunk is longer than ``MAX_BYTES`` on any
@@ -26,6 +26,7 @@ from citebot.schema import Chunk
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？।])\s*")
 _ENUMERATOR = re.compile(r"[ \t]*(?:\d{1,3}|[A-Za-z])\.")  # a list item's number, alone before its text
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
 
 #: The most UTF-8 bytes of one chunk's text, on every backend: a Milvus VARCHAR
 #: holds 65,535, and a chunk cut there alone would quote and match differently
@@ -93,12 +94,16 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
 
 def _introduction(current: list[Block], part: Block, cost: int, length: int, budget: int) -> Block | None:
     """The paragraph that ends ``current`` when it introduces ``part``, a code
-    block or table that starts the next chunk ("To generate a key use the
+    block, table or list that starts the next chunk ("To generate a key use the
     command:"): it moves with what it introduces, or the chunk before ends in
     a dangling ":" and the command's chunk never says what the command is for.
     None when it is the chunk's only block or the two do not fit one chunk."""
     last = current[-1] if len(current) > 1 else None
-    if (last is None or last.kind != "para" or part.kind not in ("code", "table")
+    # A list right below it (a blank line between: with more, an include or image that is
+    # not here stood between, and that was what the paragraph introduced).
+    listed = part.kind == "para" and _LIST_ITEM.match(part.text) is not None and last is not None \
+        and part.start - last.end <= 2
+    if (last is None or last.kind != "para" or not (part.kind in ("code", "table") or listed)
             or not last.text.rstrip().endswith((":", "："))):
         return None
     fits = (tokens.count(last.text) + cost <= budget

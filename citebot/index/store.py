@@ -70,7 +70,7 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # given as a data: URL read as shown; a PDF encrypted with an empty password is read; a table that lays out the
 # page (a cell holds a heading, a table or several paragraphs) reads as its cells' blocks (fastapi-docs, the
 # sample: unchanged)
-# 25: a paragraph ending in ":" moves to the next chunk with the code block or table it introduces; a fence's
+# 25: a paragraph ending in ":" moves to the next chunk with the code block, table or list it introduces; a fence's
 # attributes, a console transcript's colouring tags and progress bar and Material's "# (1)!" markers are dropped
 CHUNKER_VERSION = 25
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
