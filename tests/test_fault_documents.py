@@ -764,3 +764,46 @@ def test_a_table_that_lays_out_the_page_is_read_as_the_page_not_as_one_row(tmp_p
     doc = load(tmp_path, "sphinx.html", "<table><tr><th><p>Size</p></th><th><p>Price</p></th></tr>"
                                          "<tr><td><p>L</p></td><td><p>$5</p></td></tr></table>")
     assert [(b.kind, b.text) for b in doc.blocks] == [("table", "| Size | Price |\n|---|---|\n| L | $5 |")]
+
+
+# The shape of a page Sphinx writes (Python's own documentation): chrome marked by role, content in
+# <div role="main">, permalinks, inline <code><span> markup, admonitions, footnotes in <aside>.
+SPHINX = """<html><head><title>Sorting HOW TO &#8212; Python 3.11 documentation</title></head><body>
+<div class="related" role="navigation"><h3>Navigation</h3><ul><li><a href="x">next</a></li></ul></div>
+<div class="document"><div class="body" role="main">
+<h1>Sorting HOW TO<a class="headerlink" href="#s" title="Permalink">¶</a></h1>
+<p>Call <code class="docutils literal"><span class="pre">f.read(size)</span></code>, then <code>list.<span>sort</span>()</code>.<br>Next line.</p>
+<div class="admonition note"><p class="admonition-title">Note</p><p>JSON files must be UTF-8.</p></div>
+<ul><li><p>Use a key function:</p><div class="highlight"><pre>&gt;&gt;&gt; sorted(students, key=grades.__getitem__)
+['jane', 'dave']</pre></div></li></ul>
+<dl><dt>key</dt><dd><p>A function of one argument:</p><pre>key=str.lower</pre></dd></dl>
+<p class="rubric">Footnotes</p>
+<aside class="footnote brackets" id="id2" role="note">
+<span class="label"><span class="fn-bracket">[</span><a href="#id1">1</a><span class="fn-bracket">]</span></span>
+<p>Module objects have a secret attribute.</p></aside>
+</div></div>
+<div class="sphinxsidebar" role="navigation"><h3>This Page</h3><ul><li><a href="b">Report a Bug</a></li></ul>
+<div role="search"><h3>Quick search</h3></div></div>
+<div class="footer">&#169; Copyright 2001-2023. Created using Sphinx.</div>
+</body></html>
+"""
+
+
+def test_a_sphinx_page_reads_as_its_content(tmp_path):
+    doc = load(tmp_path, "sorting.html", SPHINX)
+    assert doc.title == "Sorting HOW TO"  # the <h1>, not the site's name after it
+    assert [(b.kind, b.text, b.start) for b in doc.blocks] == [
+        ("heading", "Sorting HOW TO", 4),
+        ("para", "Call f.read(size), then list.sort(). Next line.", 5),
+        ("para", "Note: JSON files must be UTF-8.", 6),
+        ("para", "Use a key function:", 7),
+        ("code", "```\n>>> sorted(students, key=grades.__getitem__)\n['jane', 'dave']\n```", 7),
+        ("para", "key:", 9), ("para", "A function of one argument:", 9), ("code", "```\nkey=str.lower\n```", 9),
+        ("heading", "Footnotes", 10),
+        ("para", "[1] Module objects have a secret attribute.", 13)]
+    # Nothing of the navigation bar, sidebar, search box or footer is read.
+    assert not any(w in b.text for b in doc.blocks for w in ("Navigation", "Report a Bug", "search", "Sphinx"))
+    # Without a main part the body is read, and what a role marks as chrome is still not.
+    page = ('<html><body><div role="navigation">Home | Next topic</div><p>Body text.</p>'
+            '<div role="search">Quick search</div><div role="contentinfo">Copyright</div></body></html>')
+    assert [b.text for b in load(tmp_path, "plain.html", page).blocks] == ["Body text."]

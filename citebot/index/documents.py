@@ -341,6 +341,18 @@ def _decode(data: bytes) -> str:
 _BOILERPLATE = ("script", "style", "nav", "noscript", "iframe", "svg", "template", "select", "textarea", "datalist")
 # The site's, outside <main>/<article>; inside one a header holds its title and an aside a caveat.
 _PAGE_CHROME = ("header", "footer", "aside")
+# The same parts marked by ARIA role instead of tag (Sphinx's themes: <div role="navigation">
+# sidebars and "related" bars, a search box; 21% of the Python tutorial's chunks were site chrome,
+# and "how do I report a bug?" was answered with the sidebar's "Report a Bug").
+_CHROME_ROLES = ("navigation", "search", "banner", "contentinfo")
+# A heading's permalink (Sphinx and MkDocs "¶", Docusaurus "#", VitePress, Jupyter): every heading
+# path read "Logging HOWTO ¶ > Logging Levels ¶".
+_PERMALINKS = ("headerlink", "hash-link", "header-anchor", "anchor-link")
+# Tags that separate words; inline tags (<code>, <span>, <a>) join their text as a browser shows
+# it: "f.read(size)," not "f.read(size) ,", "list.sort(*, key=None)" not "list. sort ( * , key ...".
+_SPACED = frozenset(("br", "p", "div", "li", "ul", "ol", "dl", "dt", "dd", "tr", "td", "th", "table", "pre",
+                     "blockquote", "section", "article", "figure", "figcaption", "details", "summary", "hr",
+                     "h1", "h2", "h3", "h4", "h5", "h6", "img"))
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 
 
@@ -382,11 +394,36 @@ def _html_meta(soup) -> dict:
     return meta
 
 
+def _flat_text(tag, lists: bool = True) -> str:
+    """``tag``'s text on one line as a browser shows it: inline tags join their
+    text, block tags and ``<br>`` separate words; comments are no text; with
+    ``lists`` false, the text no list inside it holds."""
+    from bs4 import NavigableString, Tag
+
+    out: list[str] = []
+
+    def go(node) -> None:
+        for c in node.children:
+            if isinstance(c, Tag):
+                if not lists and c.name in ("ul", "ol"):
+                    continue
+                spaced = c.name in _SPACED
+                if spaced:
+                    out.append(" ")
+                go(c)
+                if spaced:
+                    out.append(" ")
+            elif type(c) is NavigableString:  # not a Comment, CData, Doctype ...: not what a reader sees
+                out.append(str(c))
+    go(tag)
+    return " ".join("".join(out).split())
+
+
 def _html_block(tag) -> Block | None:
     start = tag.sourceline or 1
     end = start + str(tag).count("\n")
     if tag.name[0] == "h" and tag.name[1:].isdigit():
-        text = " ".join(tag.get_text(" ").split())
+        text = _flat_text(tag)
         return Block("heading", text, start, start, level=int(tag.name[1])) if text else None
     if tag.name == "pre":
         return Block("code", "```\n" + tag.get_text().strip("\n") + "\n```", start, end)
@@ -395,9 +432,9 @@ def _html_block(tag) -> Block | None:
     if tag.name == "li" and tag.find(["ul", "ol"]):
         # Nested lists: this item's own text, in links, bold or paragraphs too (the inner
         # items follow as their own); never a comment's.
-        text = " ".join(" ".join(_text_outside_lists(tag)).split())
+        text = _flat_text(tag, lists=False)
     else:
-        text = " ".join(tag.get_text(" ").split())
+        text = _flat_text(tag)
     return Block("para", ("- " if tag.name == "li" else "") + text, start, end) if text else None
 
 
@@ -436,7 +473,7 @@ def _html_table(tag, start: int, end: int) -> Block | None:
                     row.append("")
                     continue
                 break
-            text = " ".join(c.get_text(" ").split()).replace("|", "\\|")
+            text = _flat_text(c).replace("|", "\\|")
             down = _span(c, "rowspan")
             for k in range(_span(c, "colspan")):
                 row.append(text)
@@ -450,22 +487,6 @@ def _html_table(tag, start: int, end: int) -> Block | None:
     lines = ["| " + " | ".join(r) + " |" for r in rows]
     lines.insert(1, "|" + "---|" * len(rows[0]))
     return Block("table", "\n".join(lines), start, end)
-
-
-def _text_outside_lists(tag) -> list[str]:
-    """The text of ``tag`` that no list inside it holds (comments are no text)."""
-    from bs4 import NavigableString
-
-    out = []
-    for t in tag.find_all(string=True):
-        if type(t) is not NavigableString:  # a Comment, CData, Doctype ...: not what a reader sees
-            continue
-        for p in t.parents:  # up to ``tag`` (by identity: bs4 compares tags by their content)
-            if p is tag or p.name in ("ul", "ol"):
-                break
-        if p is tag:
-            out.append(str(t))
-    return out
 
 
 def _nested_lists(li) -> list:
@@ -512,11 +533,24 @@ def _html_blocks(root) -> list[Block]:
             if isinstance(child, Tag):
                 if child.name == "table" and _layout(child):
                     walk_layout(child)  # its cells' blocks, in reading order
+                elif child.name in ("li", "dd") and child.find("pre") is not None and id(child) not in joined:
+                    # An item or definition that shows code: its paragraphs and code blocks are
+                    # blocks of their own (read as one line, ">>> sorted(students, key=...)" became prose).
+                    flush()
+                    walk(child)
+                    flush()
                 elif child.name in _BLOCKS:
                     flush()
                     if id(child) in joined:
                         continue
                     dd = child.find_next_sibling() if child.name == "dt" else None
+                    if dd is not None and dd.name == "dd" and dd.find("pre") is not None:
+                        # the term introduces its definition's paragraphs and code, read as blocks
+                        term = _html_block(child)
+                        if term is not None:
+                            colon = "" if term.text.endswith((":", "：")) else ":"
+                            blocks.append(Block("para", term.text + colon, term.start, term.end))
+                        continue
                     if dd is not None and dd.name == "dd":
                         # A term and its definition are one sentence ("Artifact: A file the build
                         # makes."): apart, "what is an artifact?" was answered "Artifact".
@@ -527,7 +561,7 @@ def _html_blocks(root) -> list[Block]:
                             blocks.append(Block("para", f"{term.text}{joint}{means.text}", term.start, means.end))
                             continue
                     caption = child.find("caption") if child.name == "table" else None
-                    title = " ".join(caption.get_text(" ").split()) if caption is not None else ""
+                    title = _flat_text(caption) if caption is not None else ""
                     if caption is not None and title:  # the table's title, before its rows
                         line = caption.sourceline or 1
                         blocks.append(Block("para", title, line, line))
@@ -590,13 +624,62 @@ def load_html(path: Path, rel: str, data: bytes) -> Document:
     meta = {**meta, **front}  # a title or language in the front matter wins over <title> / <html lang>
     # What a reader never reads is replaced by its line breaks, so the text after
     # it keeps its line number (the parser numbers tags, not text).
-    chrome = [t for t in soup.find_all(_PAGE_CHROME) if t.find_parent(["main", "article"]) is None]
+    # Sphinx marks its content <div role="main"> (no <main>): there, as in <main>, an <aside> is the
+    # page's own (its footnotes: a footnote's answer was dropped as page chrome).
+    main = soup.find("main") or soup.find(role="main")
+    chrome = [t for t in soup.find_all(_PAGE_CHROME) if t.find_parent(["main", "article"]) is None
+              and (main is None or not any(p is main for p in t.parents))]
+    chrome += soup.find_all(role=list(_CHROME_ROLES))
+    chrome += soup.find_all("a", class_=list(_PERMALINKS))
     for tag in soup.find_all(_BOILERPLATE) + chrome:
-        tag.replace_with("\n" * str(tag).count("\n"))
+        if tag.parent is not None:  # not inside one replaced already
+            tag.replace_with("\n" * str(tag).count("\n"))
+    _label_notes(soup)
     # Every article of the page is read (a blog index holds many), <main> when there is one.
-    root = soup.find("main") or soup.body or soup
+    root = main or soup.body or soup
     blocks = _merge_list_items(_html_blocks(root))
+    # "<title>Logging HOWTO — Python 3.11.2 documentation</title>" over "<h1>Logging HOWTO</h1>":
+    # the page's title is its heading; the site's name read in every citation and chunk.
+    h1 = next((b.text for b in blocks if b.kind == "heading" and b.level == 1), "")
+    told = soup.title.string.strip() if soup.title and soup.title.string else ""
+    if h1 and told and "title" not in front and meta.get("title") == told and told.startswith(h1) \
+            and _SITE_SUFFIX.match(told[len(h1):]):
+        meta["title"] = h1
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
+
+
+_SITE_SUFFIX = re.compile(r"\s+[—–|·:-]\s+\S")  # " — Site name", " | Site", " - Site"
+
+
+def _label_notes(soup) -> None:
+    """An admonition's title paragraph (Sphinx, MkDocs: ``<p class="admonition-title">Note</p>``)
+    opens the paragraph below it as "Note: ...", as Markdown admonitions read (alone, "Note"
+    ended one chunk and its text opened the next, or "Note JSON files must ..." was quoted); a
+    footnote's number opens its text, and a rubric is a heading."""
+    from bs4 import NavigableString, Tag
+
+    for title in soup.find_all("p", class_="admonition-title"):
+        if title.parent is None:
+            continue
+        label = _flat_text(title).rstrip(":： ")
+        nxt = title.find_next_sibling()
+        if isinstance(nxt, Tag) and nxt.name == "p" and label:
+            nxt.insert(0, NavigableString(f"{label}: "))
+            title.replace_with("\n" * str(title).count("\n"))
+        elif label:  # a list or code below: the label introduces it
+            title.clear()
+            title.append(NavigableString(f"{label}:"))
+    # Sphinx's rubric ("Footnotes") is a heading the page shows without a number: read as one, it
+    # starts the chunk of what it heads instead of ending the chunk before.
+    for rubric in soup.find_all("p", class_="rubric"):
+        rubric.name = "h6"
+    # A footnote's number (Sphinx: <aside class="footnote"><span class="label">[1]</span><p>...) opens
+    # its text, as the page shows it, instead of a paragraph "[1]" of its own.
+    for note in soup.find_all(class_="footnote"):
+        mark, text = note.find(class_="label"), note.find("p")
+        if isinstance(mark, Tag) and isinstance(text, Tag) and mark.parent is not None and _flat_text(mark):
+            text.insert(0, NavigableString(f"{_flat_text(mark)} "))
+            mark.replace_with("\n" * str(mark).count("\n"))
 
 
 def _merge_list_items(blocks: list[Block]) -> list[Block]:

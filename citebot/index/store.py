@@ -72,7 +72,11 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # sample: unchanged)
 # 25: a paragraph ending in ":" moves to the next chunk with the code block, table or list it introduces; a fence's
 # attributes, a console transcript's colouring tags and progress bar and Material's "# (1)!" markers are dropped
-CHUNKER_VERSION = 25
+# 26: HTML: parts marked by ARIA role (navigation, search, banner, contentinfo) and heading permalinks
+# are chrome, <div role="main"> is the content, inline tags join their text without spaces, an item or
+# definition with code reads as blocks, admonition titles and footnote numbers open their text, a rubric is
+# a heading, a <title> that is the <h1> plus the site's name gives the <h1>
+CHUNKER_VERSION = 26
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
