@@ -1029,3 +1029,33 @@ def test_review_of_the_multilingual_and_steps_rules():
     # After a short word a full stop is an abbreviation more often than an end ("г.", "см.", "av.").
     assert units("Офис в г. Москва открыт. Второе предложение.") == ["Офис в г. Москва открыт.", "Второе предложение."]
     assert units("Voir 5 av. Émile Zola.") == ["Voir 5 av. Émile Zola."]
+
+
+def test_a_sentence_the_code_cuts_brings_the_code():
+    # Python's tutorial: "... in the defining scope, so that" + the example + "will print 5.": the
+    # quote ended "so that", the example that finishes the sentence left out.
+    code = "```\ni = 5\ndef f(arg=i):\n    print(arg)\n```"
+    ctx = answer_ctx.Context([hit(1, f"Default values are evaluated once, in the defining scope, so that\n\n{code}"
+                                     "\n\nwill print 5.")])
+    q = "when are default values evaluated?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    assert ex.text == f"“Default values are evaluated once, in the defining scope, so that”\n{code}\n[1]"
+    # A finished sentence does not bring the code beside it (it holds no question word).
+    ctx = answer_ctx.Context([hit(1, f"Default values are evaluated once, in the defining scope.\n\n{code}")])
+    assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1).text == (
+        "“Default values are evaluated once, in the defining scope.” [1]")
+
+
+def test_a_table_row_beside_the_quote_joins_for_words_of_its_own_not_its_headers():
+    # "| CRITICAL | A serious error |" opened the answer to "what is the default level?": it held
+    # "level" only in its header.
+    table = "| Level | When it is used |\n|---|---|\n| CRITICAL | A serious error, the program may stop |"
+    ctx = answer_ctx.Context([hit(1, f"{table}\n\nThe default level is WARNING: only events this severe or worse "
+                                     "are tracked.")])
+    q = "what is the default level?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    assert ex.text == "“The default level is WARNING: only events this severe or worse are tracked.” [1]"
+    # A row that holds a question word of its own still joins.
+    q = "what is the default level, and is critical serious?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    assert ex.text.startswith("| Level | When it is used |\n|---|---|\n| CRITICAL |")

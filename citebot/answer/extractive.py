@@ -440,7 +440,11 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
         j = max(nxt, key=lambda j: same[j].lexical)
         lo, hi = min(lo, j), max(hi, j)
     quote = [same[j].unit for j in range(lo, hi + 1)]
-    if quote[-1].text.rstrip().endswith((":", "：")) and hi + 1 in chunk and not aside(hi + 1):
+    # A sentence cut by the code it runs into ("... in the defining scope, so that" + the example +
+    # "will print 5.") brings the code as one ending in ":" does.
+    unfinished = (quote[-1].kind == "sentence" and not quote[-1].text.rstrip().endswith(_ENDS)
+                  and hi + 1 in chunk and chunk[hi + 1].unit.kind == "code")
+    if (quote[-1].text.rstrip().endswith((":", "：")) or unfinished) and hi + 1 in chunk and not aside(hi + 1):
         introduced = chunk[hi + 1].unit
         if len(quote) < limit or introduced.kind != "sentence":
             quote.append(introduced)
@@ -450,12 +454,24 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
             quote.pop()
     # One neighbour of another kind may join when it is about the question too:
     # the sentence that says what a code block does, the code a sentence introduces.
+    # A table row joins for question words of its own, not its header's or the heading's (a
+    # "| CRITICAL | A serious error |" row opened the answer to "what is the default level?").
     other = [j for j in (quote[0].i - 1, quote[-1].i + 1) if j in chunk and chunk[j].unit.kind != best.unit.kind
-             and chunk[j].lexical >= NEIGHBOUR * best.lexical > 0 and not aside(max(j, quote[0].i))]
+             and chunk[j].lexical >= NEIGHBOUR * best.lexical > 0 and not aside(max(j, quote[0].i))
+             and (chunk[j].unit.kind != "row" or _own_row_terms(chunk[j]))]
     if other and len(quote) < limit:
         j = max(other, key=lambda j: chunk[j].lexical)
         quote = [chunk[j].unit, *quote] if j < quote[0].i else [*quote, chunk[j].unit]
     return quote
+
+
+_ENDS = (".", "!", "?", ":", ";", "。", "！", "？", "：", "；", "।", "…", '"', "”", "'", "’", ")")
+
+
+def _own_row_terms(s: Scored) -> set[str]:
+    """The question terms a table row's own cells hold (beyond its header row's words)."""
+    header = set(analyzer.analyze(s.unit.quote.split("\n")[0]))
+    return set(s.terms) & set(analyzer.analyze(s.unit.text)) - header
 
 
 def _steps(best: Scored, scored: list[Scored]) -> list[Unit] | None:
