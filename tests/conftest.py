@@ -122,12 +122,16 @@ def write_qrels(path: Path, rows) -> None:
     path.write_text("query-id\tcorpus-id\tscore\n" + body, encoding="utf-8")
 
 
-def tiny_pdf(path: Path, pages: list[list[str]], info: dict | None = None) -> Path:
+def tiny_pdf(path: Path, pages: list[list[str]], info: dict | None = None,
+             outline: list[tuple[str, int, list[tuple[str, int]]]] | None = None,
+             labels: str | None = None) -> Path:
     """A minimal real PDF: each page's lines as text (Helvetica), ``info`` as
-    the document info dictionary (``{"Audience": "staff"}``)."""
+    the document info dictionary (``{"Audience": "staff"}``), ``outline`` its
+    bookmarks (title, page index, the bookmarks under it), ``labels`` its
+    /PageLabels number tree (``"0 << /S /r >> 2 << /S /D >>"``: i, ii, then 1, 2 ...)."""
     def esc(s: str) -> str:
         return s.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-    objs = ["<< /Type /Catalog /Pages 2 0 R >>", None, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    objs: list = [None, None, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
     kids = []
     for lines in pages:
         text = "BT /F1 12 Tf 14 TL 72 720 Td " + " ".join(f"({esc(x)}) Tj T*" for x in lines) + " ET"
@@ -136,6 +140,32 @@ def tiny_pdf(path: Path, pages: list[list[str]], info: dict | None = None) -> Pa
                     f"/Contents {len(objs)} 0 R >>")
         kids.append(len(objs))
     objs[1] = f"<< /Type /Pages /Kids [{' '.join(f'{k} 0 R' for k in kids)}] /Count {len(kids)} >>"
+    catalog = "/Type /Catalog /Pages 2 0 R"
+    if labels:
+        catalog += f" /PageLabels << /Nums [{labels}] >>"
+
+    def items(entries, parent: int) -> list[int]:
+        nums = []
+        for title, page, children in entries:
+            objs.append(None)
+            nums.append(len(objs))
+            inner = items([(t, pg, []) for t, pg in children], nums[-1])
+            objs[nums[-1] - 1] = (title, page, parent, inner)
+        for i, n in enumerate(nums):
+            title, page, parent_, inner = objs[n - 1]
+            links = (f" /Prev {nums[i - 1]} 0 R" if i else "") + (f" /Next {nums[i + 1]} 0 R" if i + 1 < len(nums) else "")
+            if inner:
+                links += f" /First {inner[0]} 0 R /Last {inner[-1]} 0 R /Count {len(inner)}"
+            objs[n - 1] = (f"<< /Title ({esc(title)}) /Parent {parent_} 0 R /Dest [{kids[page]} 0 R /XYZ 0 792 0]"
+                           f"{links} >>")
+        return nums
+    if outline:
+        objs.append(None)
+        root = len(objs)
+        top = items(outline, root)
+        objs[root - 1] = f"<< /Type /Outlines /First {top[0]} 0 R /Last {top[-1]} 0 R /Count {len(top)} >>"
+        catalog += f" /Outlines {root} 0 R"
+    objs[0] = f"<< {catalog} >>"
     objs.append("<< " + " ".join(f"/{k} ({esc(v)})" for k, v in (info or {}).items()) + " >>")
     out, offsets = b"%PDF-1.4\n", []
     for i, o in enumerate(objs, 1):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from citebot.config import Config
-from citebot.index import documents
+from citebot.index import chunker, documents
 from citebot.index.build import ingest
 from citebot.index.local import LocalIndex
 from citebot.index.store import IndexError_
@@ -807,3 +807,86 @@ def test_a_sphinx_page_reads_as_its_content(tmp_path):
     page = ('<html><body><div role="navigation">Home | Next topic</div><p>Body text.</p>'
             '<div role="search">Quick search</div><div role="contentinfo">Copyright</div></body></html>')
     assert [b.text for b in load(tmp_path, "plain.html", page).blocks] == ["Body text."]
+
+
+def test_a_pdf_manual_reads_as_its_sections_without_its_running_heads_and_contents(tmp_path):
+    # The shape of R's manuals (TeX): a contents page of dot leaders, running heads carrying the printed
+    # page number, section headings the bookmarks name (without their numbers), console sessions.
+    from citebot.index import chunker
+
+    from conftest import tiny_pdf
+    pages = [["Table of Contents", "1 Introduction . . . . . . . . . . 1", "1.1 Getting help . . . . . . . . 1",
+              "2 Vectors . . . . . . . . . . . . . 2"],
+             ["Chapter 1: Introduction 1", "1 Introduction", "R is a language.", "1.1 Getting help",
+              "R has an inbuilt help facility. To get help on solve, the command is",
+              "> help(solve)", "+ # continued", "An alternative is to see https://cran.",
+              "R-project.org/manuals for more.", "1 more thing: R is free."],
+             ["2 Chapter 2: Vectors", "2 Vectors", "Vectors hold numbers.", "Northwind Manual - page 3 of 9"]]
+    path = tiny_pdf(tmp_path / "m.pdf", pages, outline=[("Introduction", 1, [("Getting help", 1)]),
+                                                        ("Vectors", 2, [])],
+                    labels="0 << /S /r >> 1 << /S /D >>")
+    doc = documents.load(path, "m.pdf")
+    assert doc.title == "m"  # no /Title: the file name, not the first bookmark
+    assert [(b.kind, b.text, b.page, b.start, b.level) for b in doc.blocks] == [
+        ("heading", "1 Introduction", 2, 2, 1), ("para", "R is a language.", 2, 3, 0),
+        ("heading", "1.1 Getting help", 2, 4, 2),
+        ("para", "R has an inbuilt help facility. To get help on solve, the command is", 2, 5, 0),
+        ("code", "```\n> help(solve)\n+ # continued\n```", 2, 6, 0),
+        ("para", "An alternative is to see https://cran.R-project.org/manuals for more.", 2, 8, 0),
+        ("para", "1 more thing: R is free.", 2, 10, 0),  # starts with the page's number, but a sentence
+        ("heading", "2 Vectors", 3, 2, 1), ("para", "Vectors hold numbers.", 3, 3, 0)]
+    # Each chunk's heading path is the manual's sections.
+    assert [c.headings for c in chunker.chunk_document(doc, 220)] == [
+        ("1 Introduction",), ("1 Introduction", "1.1 Getting help"), ("2 Vectors",)]
+
+
+DOCBOOK = """<html><head><title>8.1.\u00a0Numeric Types</title></head><body>
+<div class="navheader"><table width="100%"><tr><th colspan="5">8.1.\u00a0Numeric Types</th></tr>
+<tr><td><a href="p.html">Prev</a></td><td><a href="u.html">Up</a></td><th>Chapter 8. Data Types</th>
+<td><a href="h.html">Home</a></td><td><a href="n.html">Next</a></td></tr></table><hr></div>
+<div class="sect1"><h2 class="title">8.1.\u00a0Numeric Types</h2>
+<div class="toc"><dl><dt>8.1.1. Integer Types</dt><dt>8.1.2. Arbitrary Precision Numbers</dt></dl></div>
+<div class="table"><p class="title"><strong>Table 8.2. Numeric Types</strong></p><div class="table-contents">
+<table><tr><th>Name</th><th>Storage Size</th></tr><tr><td>bigint</td><td>8 bytes</td></tr></table></div></div>
+<div class="note"><h3 class="title">Note</h3><p>The maximum precision is 1000.</p></div>
+<p>Integers hold whole numbers.</p>
+<ol start="3"><li><p>Create the table.</p></li><li><p>Load the rows.</p></li></ol>
+</div><div class="navfooter"><table><tr><td>Prev</td><td>Home</td><td>Next</td></tr></table></div>
+</body></html>
+"""
+
+ASCIIDOC = """<html><head><title>git-stash(1)</title></head><body>
+<div id="header"><h1>git-stash(1) Manual Page</h1></div>
+<div id="content"><div class="dlist"><dl>
+<dt class="hdlist1">-u</dt><dt class="hdlist1">--include-untracked</dt><dt class="hdlist1">--no-include-untracked</dt>
+<dd><p>All untracked files are also stashed.</p></dd>
+<dt class="hdlist1">--keep-index.</dt><dd><p>Changes already added are left intact.</p></dd></dl></div>
+<div class="admonitionblock"><table><tr><td class="icon"><div class="title">Note</div></td>
+<td class="content">ORIG_HEAD is not guaranteed to point to the old tip.</td></tr></table></div></div>
+<div id="footer"><div id="footer-text">Last updated 2024-05-31</div></div>
+</body></html>
+"""
+
+
+def test_docbook_and_asciidoc_pages_read_as_their_content(tmp_path):
+    doc = load(tmp_path, "numeric.html", DOCBOOK)
+    assert doc.title == "8.1. Numeric Types"  # a no-break space is a space
+    assert [b.text for b in doc.blocks] == [
+        "8.1. Numeric Types", "Table 8.2. Numeric Types", "| Name | Storage Size |\n|---|---|\n| bigint | 8 bytes |",
+        "Note: The maximum precision is 1000.", "Integers hold whole numbers.",
+        "3. Create the table.\n4. Load the rows."]
+    # A title above a table that does not fit starts the table's chunk with it.
+    chunks = chunker.chunk_document(load(tmp_path, "n2.html", DOCBOOK.replace(
+        '<div class="table">', "<p>" + "Numbers are stored in binary. " * 6 + '</p><div class="table">')), 60)
+    assert any(c.text.startswith("Table 8.2. Numeric Types\n\n| Name |") for c in chunks)
+    doc = load(tmp_path, "stash.html", ASCIIDOC)
+    assert [b.text for b in doc.blocks] == [
+        "git-stash(1) Manual Page",
+        "-u, --include-untracked, --no-include-untracked: All untracked files are also stashed.",
+        "--keep-index. Changes already added are left intact.",
+        "Note: ORIG_HEAD is not guaranteed to point to the old tip."]
+    # A long HTML table split into pieces: its rows are not source lines, so each piece cites the table.
+    rows = "".join(f"<tr><td>type{i}</td><td>{i} bytes of storage for this type</td></tr>" for i in range(40))
+    page = f"<html><body><p>Intro.</p>\n<table><tr><th>Name</th><th>Size</th></tr>{rows}</table>\n<p>After.</p></body></html>"
+    pieces = [c for c in chunker.chunk_document(load(tmp_path, "big.html", page), 120) if "| Name |" in c.text]
+    assert len(pieces) > 2 and all(c.start <= 2 <= c.end <= 3 for c in pieces)

@@ -168,14 +168,16 @@ def test_a_table_without_outer_pipes_is_a_table(tmp_path):
 def test_an_html_term_reads_with_its_definition(tmp_path):
     write(tmp_path / "g.html", "<html><body><h1>Glossary</h1><dl>\n<dt>Artifact</dt>\n"
                                "<dd>A file produced by the build, kept for 30 days.</dd>\n<dt>Mirror:</dt>\n"
-                               "<dd>A server that copies the artifacts.</dd>\n<dt>Lonely</dt>\n"
-                               "<dt>How long do refunds take?</dt><dd>Five business days.</dd></dl></body></html>")
+                               "<dd>A server that copies the artifacts.</dd>\n"
+                               "<dt>How long do refunds take?</dt><dd>Five business days.</dd>\n<dt>Lonely</dt>\n"
+                               "</dl></body></html>")
     doc = documents.load(tmp_path / "g.html", "g.html")
-    # Apart, "what is an artifact?" was answered "Artifact".
+    # Apart, "what is an artifact?" was answered "Artifact". (Terms one after another share the
+    # definition after them: test_docbook_and_asciidoc_pages_read_as_their_content.)
     assert [(b.text, b.start, b.end) for b in doc.blocks[1:]] == [
         ("Artifact: A file produced by the build, kept for 30 days.", 2, 3),
-        ("Mirror: A server that copies the artifacts.", 4, 5), ("Lonely", 6, 6),
-        ("How long do refunds take? Five business days.", 7, 7)]
+        ("Mirror: A server that copies the artifacts.", 4, 5),
+        ("How long do refunds take? Five business days.", 6, 6), ("Lonely", 7, 7)]
 
 
 def test_html_table_spans_fill_their_cells_and_a_pipe_in_a_cell_stays_in_it(tmp_path):

@@ -99,12 +99,17 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int, bud
     a dangling ":" and the command's chunk never says what the command is for.
     None when it is the chunk's only block or the two do not fit one chunk."""
     last = current[-1] if len(current) > 1 else None
+    # A title above a table or code block ("Table 8.2. Numeric Types": a few words, no sentence end)
+    # introduces it as a colon does.
+    titled = (last is not None and last.kind == "para" and part.kind in ("code", "table")
+              and len(last.text.split()) <= 12 and "\n" not in last.text
+              and not last.text.rstrip().endswith((".", "!", "?", "。", "！", "？")))
     # A list right below it (a blank line between: with more, an include or image that is
     # not here stood between, and that was what the paragraph introduced).
     listed = part.kind == "para" and _LIST_ITEM.match(part.text) is not None and last is not None \
         and part.start - last.end <= 2
     if (last is None or last.kind != "para" or not (part.kind in ("code", "table") or listed)
-            or not last.text.rstrip().endswith((":", "："))):
+            or not (last.text.rstrip().endswith((":", "：")) or titled)):
         return None
     fits = (tokens.count(last.text) + cost <= budget
             and len(last.text.encode("utf-8")) + 2 + length <= MAX_BYTES)
@@ -189,6 +194,9 @@ def _split_table(block: Block, budget: int) -> list[Block]:
         cost += c
     if group:
         out.append(Block("table", "\n".join(header + group), row_start, block.end, page=block.page))
+    if block.text.count("\n") != block.end - block.start:
+        # an HTML table: its rows are not its source lines, so each piece cites the whole table
+        out = [Block(b.kind, b.text, block.start, block.end, page=b.page) for b in out]
     return out
 
 

@@ -159,10 +159,11 @@ def question_lang(text: str) -> str:
     return "zh-hant" if code == "zh" and sum(c in _HANT for c in text) > sum(c in _HANS for c in text) else code
 
 
-def _finish_meta(meta: dict, blocks: list[Block], fallback_title: str, rel: str = "") -> dict:
+def _finish_meta(meta: dict, blocks: list[Block], fallback_title: str, rel: str = "", headings: bool = True) -> dict:
     """The language: front matter, else the folder that names one (a Latin
-    script says nothing about German vs English), else the script."""
-    heading = next((b.text for b in blocks if b.kind == "heading"), None)
+    script says nothing about German vs English), else the script; the title
+    when none is given: the first heading (with ``headings``), else ``fallback_title``."""
+    heading = next((b.text for b in blocks if b.kind == "heading"), None) if headings else None
     folder = lang_folder(rel)
     if folder and not meta.get("lang"):
         meta = {**meta, "lang": folder[1]}
@@ -345,9 +346,14 @@ _PAGE_CHROME = ("header", "footer", "aside")
 # sidebars and "related" bars, a search box; 21% of the Python tutorial's chunks were site chrome,
 # and "how do I report a bug?" was answered with the sidebar's "Report a Bug").
 _CHROME_ROLES = ("navigation", "search", "banner", "contentinfo")
+_ADMONITIONS = ("note", "tip", "warning", "caution", "important", "hint", "danger", "attention")
 # A heading's permalink (Sphinx and MkDocs "¶", Docusaurus "#", VitePress, Jupyter): every heading
 # path read "Logging HOWTO ¶ > Logging Levels ¶".
 _PERMALINKS = ("headerlink", "hash-link", "header-anchor", "anchor-link")
+# DocBook's "Prev | Up | Next" tables and contents lists, AsciiDoc's contents and "Last updated" footer:
+# a navigation table was quoted as the answer to "how do I create a database in MySQL?".
+_CHROME_CLASSES = ("navheader", "navfooter", "toc")
+_CHROME_IDS = ("toc", "footer")
 # Tags that separate words; inline tags (<code>, <span>, <a>) join their text as a browser shows
 # it: "f.read(size)," not "f.read(size) ,", "list.sort(*, key=None)" not "list. sort ( * , key ...".
 _SPACED = frozenset(("br", "p", "div", "li", "ul", "ol", "dl", "dt", "dd", "tr", "td", "th", "table", "pre",
@@ -390,7 +396,7 @@ def _html_meta(soup) -> dict:
     if soup.html and soup.html.get("lang") and "lang" not in meta:
         meta["lang"] = str(soup.html["lang"])
     if soup.title and soup.title.string and "title" not in meta:
-        meta["title"] = soup.title.string.strip()
+        meta["title"] = " ".join(soup.title.string.split())  # DocBook: "1.3.\xa0Creating a Database"
     return meta
 
 
@@ -435,7 +441,23 @@ def _html_block(tag) -> Block | None:
         text = _flat_text(tag, lists=False)
     else:
         text = _flat_text(tag)
-    return Block("para", ("- " if tag.name == "li" else "") + text, start, end) if text else None
+    return Block("para", (_item_mark(tag) if tag.name == "li" else "") + text, start, end) if text else None
+
+
+def _item_mark(li) -> str:
+    """"- " for an item of a bulleted list, its number for one of a numbered list
+    ("3. "; AsciiDoc's callouts <1>, <2> in the code above name them by number)."""
+    from bs4 import Tag
+
+    parent = li.parent
+    if not isinstance(parent, Tag) or parent.name != "ol":
+        return "- "
+    try:
+        first = int(str(parent.get("start") or 1))
+    except ValueError:
+        first = 1
+    before = sum(1 for sib in li.find_previous_siblings("li"))
+    return f"{first + before}. "
 
 
 def _span(cell, name: str) -> int:
@@ -543,21 +565,32 @@ def _html_blocks(root) -> list[Block]:
                     flush()
                     if id(child) in joined:
                         continue
-                    dd = child.find_next_sibling() if child.name == "dt" else None
+                    # Several terms over one definition (AsciiDoc's "-u", "--include-untracked",
+                    # "--no-include-untracked") are one term: read apart, only the last was joined to
+                    # the text, and "--no-keep-empty" was quoted as what "--keep-empty" does.
+                    terms = [child] if child.name == "dt" else []
+                    dd = child.find_next_sibling() if terms else None
+                    while dd is not None and dd.name == "dt":
+                        terms.append(dd)
+                        dd = dd.find_next_sibling()
+                    named = [b for b in map(_html_block, terms) if b is not None]
+                    term = Block("para", ", ".join(b.text for b in named), named[0].start,
+                                 named[-1].end) if named else None
+                    if dd is not None and dd.name == "dd":
+                        joined.update(id(t) for t in terms[1:])
                     if dd is not None and dd.name == "dd" and dd.find("pre") is not None:
                         # the term introduces its definition's paragraphs and code, read as blocks
-                        term = _html_block(child)
                         if term is not None:
-                            colon = "" if term.text.endswith((":", "：")) else ":"
+                            colon = "" if term.text.endswith(_SAID) else ":"
                             blocks.append(Block("para", term.text + colon, term.start, term.end))
                         continue
                     if dd is not None and dd.name == "dd":
                         # A term and its definition are one sentence ("Artifact: A file the build
                         # makes."): apart, "what is an artifact?" was answered "Artifact".
-                        term, means = _html_block(child), _html_block(dd)
+                        means = _html_block(dd)
                         if term is not None and means is not None:
                             joined.add(id(dd))
-                            joint = " " if term.text.endswith(("?", "!", ".", ":", "？", "：")) else ": "
+                            joint = " " if term.text.endswith(_SAID) else ": "
                             blocks.append(Block("para", f"{term.text}{joint}{means.text}", term.start, means.end))
                             continue
                     caption = child.find("caption") if child.name == "table" else None
@@ -631,6 +664,7 @@ def load_html(path: Path, rel: str, data: bytes) -> Document:
               and (main is None or not any(p is main for p in t.parents))]
     chrome += soup.find_all(role=list(_CHROME_ROLES))
     chrome += soup.find_all("a", class_=list(_PERMALINKS))
+    chrome += soup.find_all("div", class_=list(_CHROME_CLASSES)) + soup.find_all(id=list(_CHROME_IDS))
     for tag in soup.find_all(_BOILERPLATE) + chrome:
         if tag.parent is not None:  # not inside one replaced already
             tag.replace_with("\n" * str(tag).count("\n"))
@@ -641,7 +675,7 @@ def load_html(path: Path, rel: str, data: bytes) -> Document:
     # "<title>Logging HOWTO — Python 3.11.2 documentation</title>" over "<h1>Logging HOWTO</h1>":
     # the page's title is its heading; the site's name read in every citation and chunk.
     h1 = next((b.text for b in blocks if b.kind == "heading" and b.level == 1), "")
-    told = soup.title.string.strip() if soup.title and soup.title.string else ""
+    told = " ".join(soup.title.string.split()) if soup.title and soup.title.string else ""
     if h1 and told and "title" not in front and meta.get("title") == told and told.startswith(h1) \
             and _SITE_SUFFIX.match(told[len(h1):]):
         meta["title"] = h1
@@ -658,6 +692,23 @@ def _label_notes(soup) -> None:
     footnote's number opens its text, and a rubric is a heading."""
     from bs4 import NavigableString, Tag
 
+    # DocBook writes a note's title as a heading (<div class="note"><h3 class="title">Note</h3>): read
+    # as one, everything after it up to the next real heading was filed under "Note".
+    for box in soup.find_all("div", class_=list(_ADMONITIONS)):
+        head = box.find(_HEADINGS, class_="title")
+        if isinstance(head, Tag) and head.find_parent("div", class_=list(_ADMONITIONS)) is box:
+            head.name, head["class"] = "p", "admonition-title"
+    # AsciiDoc lays a note out as a table, an icon cell and a content cell: it read as a table whose
+    # header was the note's text.
+    for box in soup.find_all("div", class_="admonitionblock"):
+        icon, content = box.find("td", class_="icon"), box.find("td", class_="content")
+        table = box.find("table")
+        if isinstance(icon, Tag) and isinstance(content, Tag) and isinstance(table, Tag):
+            title = soup.new_tag("p", attrs={"class": "admonition-title"})
+            title.string = _flat_text(icon) or "Note"
+            content.name = "div" if content.find(_BLOCKS + _CONTAINERS) else "p"
+            table.replace_with(title)
+            title.insert_after(content)
     for title in soup.find_all("p", class_="admonition-title"):
         if title.parent is None:
             continue
@@ -682,11 +733,15 @@ def _label_notes(soup) -> None:
             mark.replace_with("\n" * str(mark).count("\n"))
 
 
+_ITEM = re.compile(r"- |\d{1,4}\. ")
+_SAID = ("?", "!", ".", ":", "？", "：", "。")  # a term ending in these reads on without a colon
+
+
 def _merge_list_items(blocks: list[Block]) -> list[Block]:
     """Consecutive list items read as one paragraph, as in Markdown."""
     out: list[Block] = []
     for b in blocks:
-        if out and b.kind == "para" and b.text.startswith("- ") and out[-1].kind == "para" and out[-1].text.startswith("- "):
+        if out and b.kind == "para" and _ITEM.match(b.text) and out[-1].kind == "para" and _ITEM.match(out[-1].text):
             out[-1] = Block("para", out[-1].text + "\n" + b.text, out[-1].start, b.end)
         else:
             out.append(b)
@@ -709,6 +764,7 @@ def load_pdf(path: Path, rel: str, data: bytes) -> Document:
         if reader.is_encrypted and not _opens_without_password(reader):
             raise UnreadableDocument("is an encrypted PDF; save an unencrypted copy and ingest again")
         pages = [(p.extract_text() or "") for p in reader.pages]
+        labels, bookmarks = _page_labels(reader, len(pages)), _bookmarks(reader)
         with _pypdf_warnings() as said:  # non-strict pypdf reads past a damaged info dictionary
             found = reader.metadata
             meta: Mapping = found or {}
@@ -729,37 +785,134 @@ def load_pdf(path: Path, rel: str, data: bytes) -> Document:
                                  "(qpdf in.pdf out.pdf) or export it again, and ingest again") from None
     blocks: list[Block] = []
     for page_no, text in enumerate(pages, 1):
-        lines = metadata.lines_of(text)
-        line_no = 0  # lines count from 1 on each page: a citation reads "p. 2, lines 1-3"
-        para: list[str] = []
-        para_start = line_no + 1
-        for k, line in enumerate(lines):
-            line_no += 1
-            if not line.strip():
-                if para:
-                    blocks.append(Block("para", " ".join(para), para_start, line_no - 1, page=page_no))
-                    para = []
-                continue
-            if not para:
-                para_start = line_no
-            if para and _HYPHENATED.search(para[-1]) and line.strip()[:1].islower():
-                para[-1] = para[-1][:-1] + line.strip()  # "connec-" + "tion": one word, as printed
-            else:
-                para.append(line.strip())
-            # A line ending a sentence, followed by a capitalised line, ends a paragraph.
-            nxt = lines[k + 1].strip() if k + 1 < len(lines) else ""
-            if line.rstrip().endswith((".", ":", "?", "!")) and (not nxt or nxt[:1].isupper() or nxt[:1].isdigit()):
-                blocks.append(Block("para", " ".join(para), para_start, line_no, page=page_no))
-                para = []
-        if para:
-            blocks.append(Block("para", " ".join(para), para_start, line_no, page=page_no))
+        blocks += _pdf_page(metadata.lines_of(text), page_no, labels[page_no - 1], bookmarks.get(page_no, []))
     if not any(b.text.strip() for b in blocks):
         raise UnreadableDocument("has no extractable text (a scanned PDF needs OCR first)")
     meta = _pdf_meta(info)
     tag = _pdf_text(catalog_lang).strip() if isinstance(catalog_lang, str) else ""
     if "lang" not in meta and _LANG_TAG.fullmatch(tag):
         meta["lang"] = tag  # anything else: the language is guessed, as without one
-    return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
+    # The title: the document info's, else the file name; a first bookmark ("Preface") names no document.
+    return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel, headings=False), blocks)
+
+
+def _pdf_page(lines: list[str], page_no: int, label: str, titles: list[tuple[int, str]]) -> list[Block]:
+    """A page's blocks: paragraphs, a bookmark's heading where its line is,
+    runs of prompted lines as code; running headers and footers, contents and
+    index entries are not read.  Lines count from 1 on each page: a citation
+    reads "p. 2, lines 1-3"."""
+    furniture = _furniture(lines, label, page_no)
+    leaders = {k for k, line in enumerate(lines) if _LEADER.search(line)}
+    text_lines = [k for k, line in enumerate(lines) if line.strip() and k not in furniture]
+    if text_lines and len(leaders) * 2 >= len(text_lines):
+        return []  # a contents or index page: its entries answered questions with "4.2 tapply ......"
+    blocks: list[Block] = []
+    para: list[str] = []
+    code: list[str] = []
+    start = 1
+
+    def end(last: int) -> None:
+        nonlocal para, code
+        if para:
+            blocks.append(Block("para", " ".join(para), start, last, page=page_no))
+        if code:
+            blocks.append(Block("code", "\n".join(["```", *code, "```"]), start, last, page=page_no))
+        para, code = [], []
+    for k, line in enumerate(lines):
+        line_no = k + 1
+        st = line.strip()
+        if not st or k in furniture or k in leaders:
+            end(line_no - 1)
+            continue
+        level = _bookmarked(st, titles)
+        if level is not None:
+            end(line_no - 1)
+            blocks.append(Block("heading", st, line_no, line_no, level=level, page=page_no))
+            continue
+        # A console session ("> help(solve)", "$ pip install", ">>> x = 1" and its "+ "/"... " lines)
+        # is code, a line each: joined into prose, "> help(solve) An alternative is > ?solve" was quoted.
+        if _PROMPT.match(st) or (code and _CONTINUED.match(st)):
+            if para:
+                end(line_no - 1)
+            if not code:
+                start = line_no
+            code.append(st)
+            continue
+        if code:
+            end(line_no - 1)
+        if not para:
+            start = line_no
+        if para and _HYPHENATED.search(para[-1]) and st[:1].islower():
+            para[-1] = para[-1][:-1] + st  # "connec-" + "tion": one word, as printed
+        elif para and _URL_BROKEN.search(para[-1]):
+            para[-1] += st  # "https://CRAN." + "R-project.org/": one address
+        else:
+            para.append(st)
+        # A line ending a sentence, followed by a capitalised line, ends a paragraph.
+        nxt = lines[k + 1].strip() if k + 1 < len(lines) else ""
+        if st.endswith((".", ":", "?", "!")) and not _URL_BROKEN.search(st) \
+                and (not nxt or nxt[:1].isupper() or nxt[:1].isdigit()):
+            end(line_no)
+    end(len(lines))
+    return blocks
+
+
+def _furniture(lines: list[str], label: str, page_no: int) -> set[int]:
+    """The page's running header and footer: its first and last line when it
+    carries the page's printed number as its first or last word ("Chapter 10:
+    Writing your own functions 54"), or reads "Page 3 of 10"."""
+    filled = [k for k, line in enumerate(lines) if line.strip()]
+    out = set()
+    for k in dict.fromkeys(filled[:1] + filled[-1:]):
+        words = lines[k].split()
+        numbered = {label, str(page_no)} & {words[0], words[-1]}
+        # a sentence that starts with the number ("8 bits make a byte.") is text
+        if len(words) <= 12 and ((numbered and (len(words) == 1 or not lines[k].rstrip().endswith((".", "?", "!"))))
+                                 or _PAGE_OF.fullmatch(lines[k].strip())):
+            out.add(k)
+    return out
+
+
+def _bookmarked(line: str, titles: list[tuple[int, str]]) -> int | None:
+    """The level of the page's bookmark this line is the heading of: the line
+    is the title, after a section number at most ("1.7 Getting help with
+    functions and features" under the bookmark "Getting help with functions and features")."""
+    for level, title in titles:
+        if title and line.endswith(title) and _SECTION_NO.fullmatch(line[:len(line) - len(title)].strip()):
+            return level
+    return None
+
+
+def _page_labels(reader, n: int) -> list[str]:
+    """Each page's printed number ("iv", "12"), where the PDF says; else its position."""
+    try:
+        labels = [str(x) for x in reader.page_labels]
+    except Exception:  # noqa: BLE001 - a damaged label tree: the positions
+        labels = []
+    return labels if len(labels) == n else [str(i) for i in range(1, n + 1)]
+
+
+def _bookmarks(reader) -> dict[int, list[tuple[int, str]]]:
+    """The outline's titles by page (1-based) with their depth (1: top)."""
+    out: dict[int, list[tuple[int, str]]] = {}
+
+    def walk(items, depth: int) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item, depth + 1)
+                continue
+            try:
+                page = reader.get_destination_page_number(item)
+                title = " ".join(str(item.title).split())
+            except Exception:  # noqa: BLE001 - a bookmark to nowhere, a damaged entry: no heading
+                continue
+            if page is not None and page >= 0 and title:
+                out.setdefault(page + 1, []).append((min(depth, 6), title))
+    try:
+        walk(reader.outline, 1)
+    except Exception:  # noqa: BLE001 - a damaged outline: no headings, the text as before
+        return {}
+    return out
 
 
 def _opens_without_password(reader) -> bool:
@@ -791,6 +944,13 @@ def _pdf_text(v) -> str:
 
 
 _HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word broken at the line's end
+_URL_BROKEN = re.compile(r"https?://(?:\S*[/.\-_])?$")  # an address broken at the line's end
+_LEADER = re.compile(r"(?:\.\s?){4,}\s*[\dA-Za-z]{1,6}\s*$")  # "4.2 tapply ........ 21", "Index . . . . iv"
+# "12", "3 / 10", "Page 3 of 10", "Limited Warranty - page 1 of 2": a footer's page count
+_PAGE_OF = re.compile(r"(?i)(?:(?:.*\s)?(?:page|p\.)\s*)?\d+(?:\s*(?:of|/)\s*\d+)?")
+_SECTION_NO = re.compile(r"(?:(?:\d+|[A-Z])(?:\.\d+)*\.?)?")  # "", "1.7", "A.2", "3."
+_PROMPT = re.compile(r"(?:>>>|R>|>|\$)\s(?=[^\sA-Z])")  # a console prompt before code, not "> Thanks" or "$ 5"
+_CONTINUED = re.compile(r"(?:\+|\.\.\.)\s")
 
 
 @contextlib.contextmanager

@@ -76,7 +76,11 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # are chrome, <div role="main"> is the content, inline tags join their text without spaces, an item or
 # definition with code reads as blocks, admonition titles and footnote numbers open their text, a rubric is
 # a heading, a <title> that is the <h1> plus the site's name gives the <h1>
-CHUNKER_VERSION = 26
+# 27: PDF: bookmarks give headings, running heads/footers and contents or index pages are not read, console
+# sessions are code, a broken address is joined; HTML: DocBook/AsciiDoc navigation, contents and footer are
+# chrome, their note titles open the note, several <dt> over one <dd> are one term, a numbered list keeps its
+# numbers, a long table's pieces cite the table; a short title above a table or code block moves with it
+CHUNKER_VERSION = 27
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
