@@ -821,7 +821,8 @@ def test_a_pdf_manual_reads_as_its_sections_without_its_running_heads_and_conten
               "R has an inbuilt help facility. To get help on solve, the command is",
               "> help(solve)", "+ # continued", "An alternative is to see https://cran.",
               "R-project.org/manuals for more.", "1 more thing: R is free."],
-             ["2 Chapter 2: Vectors", "2 Vectors", "Vectors hold numbers.", "Northwind Manual - page 3 of 9"]]
+             ["2 Chapter 2: Vectors", "2 Vectors", "Vectors hold numbers.", "$ 5 a month buys support.", "$ R CMD INSTALL pkg",
+              "> Thanks for the manual.", "Northwind Manual - page 3 of 9"]]
     path = tiny_pdf(tmp_path / "m.pdf", pages, outline=[("Introduction", 1, [("Getting help", 1)]),
                                                         ("Vectors", 2, [])],
                     labels="0 << /S /r >> 1 << /S /D >>")
@@ -834,7 +835,9 @@ def test_a_pdf_manual_reads_as_its_sections_without_its_running_heads_and_conten
         ("code", "```\n> help(solve)\n+ # continued\n```", 2, 6, 0),
         ("para", "An alternative is to see https://cran.R-project.org/manuals for more.", 2, 8, 0),
         ("para", "1 more thing: R is free.", 2, 10, 0),  # starts with the page's number, but a sentence
-        ("heading", "2 Vectors", 3, 2, 1), ("para", "Vectors hold numbers.", 3, 3, 0)]
+        ("heading", "2 Vectors", 3, 2, 1),
+        ("para", "Vectors hold numbers. $ 5 a month buys support.", 3, 3, 0),
+        ("code", "```\n$ R CMD INSTALL pkg\n```", 3, 5, 0), ("para", "> Thanks for the manual.", 3, 6, 0)]
     # Each chunk's heading path is the manual's sections.
     assert [c.headings for c in chunker.chunk_document(doc, 220)] == [
         ("1 Introduction",), ("1 Introduction", "1.1 Getting help"), ("2 Vectors",)]

@@ -949,7 +949,8 @@ _LEADER = re.compile(r"(?:\.\s?){4,}\s*[\dA-Za-z]{1,6}\s*$")  # "4.2 tapply ....
 # "12", "3 / 10", "Page 3 of 10", "Limited Warranty - page 1 of 2": a footer's page count
 _PAGE_OF = re.compile(r"(?i)(?:(?:.*\s)?(?:page|p\.)\s*)?\d+(?:\s*(?:of|/)\s*\d+)?")
 _SECTION_NO = re.compile(r"(?:(?:\d+|[A-Z])(?:\.\d+)*\.?)?")  # "", "1.7", "A.2", "3."
-_PROMPT = re.compile(r"(?:>>>|R>|>|\$)\s(?=[^\sA-Z])")  # a console prompt before code, not "> Thanks" or "$ 5"
+# A console prompt before code: not "> Thanks" (a quoted mail) nor "$ 5 a month" (a price).
+_PROMPT = re.compile(r"(?:>>>|R>|>)\s(?=[^\sA-Z])|\$\s(?=[A-Za-z./~])")
 _CONTINUED = re.compile(r"(?:\+|\.\.\.)\s")
 
 
