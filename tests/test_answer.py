@@ -1059,3 +1059,21 @@ def test_a_table_row_beside_the_quote_joins_for_words_of_its_own_not_its_headers
     q = "what is the default level, and is critical serious?"
     ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
     assert ex.text.startswith("| Level | When it is used |\n|---|---|\n| CRITICAL |")
+
+
+def test_a_unit_of_the_asked_kind_that_holds_the_best_units_terms_leads():
+    # "how long is the warranty on a tent?": the best sentence has no duration; of the two within LEAD
+    # that have one, the repair's "90 days" (warranty only) had led over "Tents ... 5 years" (tent too).
+    def unit(n, text, score, terms):
+        u = ex_mod.Unit(n, 0, text, text, "sentence")
+        return ex_mod.Scored(u, score, score, frozenset(terms))
+    scored = [unit(1, "A tent that leaks within the warranty period is covered.", 0.68, {"tent", "warranti"}),
+              unit(2, "A repaired product is covered for 90 days under the warranty.", 0.62, {"warranti"}),
+              unit(3, "Tents are covered for 5 years under the warranty.", 0.55, {"tent", "warranti"})]
+    q = "how long is the warranty on a tent?"
+    out = ex_mod.compose(scored, 0.1, kind=ex_mod.answer_type(q))
+    # 0.55 and 0.62 are both within LEAD (0.8 x 0.68 = 0.544) and hold a duration; 3 holds {tent, warranti}.
+    assert out.text == "“Tents are covered for 5 years under the warranty.” [3]"
+    # Without one that holds them all, the best-scoring unit of the kind leads, as before.
+    out = ex_mod.compose(scored[:2], 0.1, kind=ex_mod.answer_type(q))
+    assert out.text.startswith("“A repaired product is covered for 90 days under the warranty.” [2]")

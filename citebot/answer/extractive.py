@@ -575,8 +575,11 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # A table row must also hold every question term the best unit holds:
         # rows differ by what their first cells name, and the Canada row's
         # price does not answer "shipping to China", whose row says none.
-        best = next((s for s in ranked if s.score >= LEAD * best.score and kind.search(s.unit.text)
-                     and (s.unit.kind != "row" or s.terms >= best.terms)), best)
+        typed = [s for s in ranked if s.score >= LEAD * best.score and kind.search(s.unit.text)
+                 and (s.unit.kind != "row" or s.terms >= best.terms)]
+        # One that holds every question term the best unit holds comes first: "how long is the
+        # warranty on a tent?" was answered by a repair's "90 days", not "Tents are covered for 5 years".
+        best = next((s for s in typed if s.terms >= best.terms), typed[0] if typed else best)
     if not code and best.unit.kind == "code":
         best = next((s for s in ranked if s.unit.kind != "code" and s.score >= LEAD * best.score
                      and (kind is None or kind.search(s.unit.text) or not kind.search(best.unit.text))), best)
