@@ -68,7 +68,7 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
                     current.pop()
                 flush()
                 if intro is not None:
-                    current, used, size = [intro], tokens.count(intro.text), len(intro.text.encode("utf-8")) + 2
+                    current, used, size = [intro[0]], intro[1], intro[2]
             current.append(part)
             used += cost
             size += length
@@ -92,12 +92,14 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
     return chunks
 
 
-def _introduction(current: list[Block], part: Block, cost: int, length: int, budget: int) -> Block | None:
+def _introduction(current: list[Block], part: Block, cost: int, length: int,
+                  budget: int) -> tuple[Block, int, int] | None:
     """The paragraph that ends ``current`` when it introduces ``part``, a code
     block, table or list that starts the next chunk ("To generate a key use the
     command:"): it moves with what it introduces, or the chunk before ends in
     a dangling ":" and the command's chunk never says what the command is for.
-    None when it is the chunk's only block or the two do not fit one chunk."""
+    With its token count and bytes; None when it is the chunk's only block or
+    the two do not fit one chunk."""
     last = current[-1] if len(current) > 1 else None
     # A title above a table or code block ("Table 8.2. Numeric Types": a few words, no sentence end)
     # introduces it as a colon does.
@@ -111,9 +113,8 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int, bud
     if (last is None or last.kind != "para" or not (part.kind in ("code", "table") or listed)
             or not (last.text.rstrip().endswith((":", "：")) or titled)):
         return None
-    fits = (tokens.count(last.text) + cost <= budget
-            and len(last.text.encode("utf-8")) + 2 + length <= MAX_BYTES)
-    return last if fits else None
+    own, size = tokens.count(last.text), len(last.text.encode("utf-8")) + 2
+    return (last, own, size) if own + cost <= budget and size + length <= MAX_BYTES else None
 
 
 def _fit(block: Block, budget: int) -> list[Block]:

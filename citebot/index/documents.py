@@ -578,13 +578,12 @@ def _html_blocks(root) -> list[Block]:
                                  named[-1].end) if named else None
                     if dd is not None and dd.name == "dd":
                         joined.update(id(t) for t in terms[1:])
-                    if dd is not None and dd.name == "dd" and dd.find("pre") is not None:
-                        # the term introduces its definition's paragraphs and code, read as blocks
-                        if term is not None:
-                            colon = "" if term.text.endswith(_SAID) else ":"
-                            blocks.append(Block("para", term.text + colon, term.start, term.end))
-                        continue
-                    if dd is not None and dd.name == "dd":
+                        if dd.find("pre") is not None:
+                            # the term introduces its definition's paragraphs and code, read as blocks
+                            if term is not None:
+                                colon = "" if term.text.endswith(_SAID) else ":"
+                                blocks.append(Block("para", term.text + colon, term.start, term.end))
+                            continue
                         # A term and its definition are one sentence ("Artifact: A file the build
                         # makes."): apart, "what is an artifact?" was answered "Artifact".
                         means = _html_block(dd)
@@ -728,8 +727,9 @@ def _label_notes(soup) -> None:
     # its text, as the page shows it, instead of a paragraph "[1]" of its own.
     for note in soup.find_all(class_="footnote"):
         mark, text = note.find(class_="label"), note.find("p")
-        if isinstance(mark, Tag) and isinstance(text, Tag) and mark.parent is not None and _flat_text(mark):
-            text.insert(0, NavigableString(f"{_flat_text(mark)} "))
+        number = _flat_text(mark) if isinstance(mark, Tag) and mark.parent is not None else ""
+        if number and isinstance(text, Tag):
+            text.insert(0, NavigableString(f"{number} "))
             mark.replace_with("\n" * str(mark).count("\n"))
 
 

@@ -267,8 +267,13 @@ def _code_block(lines: list[str], opener: str) -> list[str]:
     if lang.lower() in _TRANSCRIPT:
         body = [_TERMYNAL_TAG.sub("", x) if "<" in x else x for x in body]
         body = ["" if _TERMYNAL_PROGRESS.match(x) else x for x in body]
-    body = [_ANNOTATION.sub("", x) if "(" in x and (annotate or _ANNOTATION_STRIPPED.search(x)) else x for x in body]
-    return [first, *body]
+    return [first, *(_unannotated(x, annotate) for x in body)]
+
+
+def _unannotated(line: str, annotate: bool) -> str:
+    """``line`` without its Material annotation marker: "# (1)!" anywhere, "# (1)" in an .annotate block."""
+    m = _ANNOTATION.search(line) if "(" in line else None
+    return line[:m.start()] if m and (annotate or m.group(1)) else line
 
 
 # A fence's info string as Material for MkDocs writes it: a language with attributes
@@ -293,8 +298,7 @@ _TERMYNAL_TAG = re.compile(r"</?(?:font|span|b|u|i|strong|em)(?:\s[^<>]*)?>", re
 _TERMYNAL_PROGRESS = re.compile(r"^\s*---> 100%\s*$")  # termynal's progress bar
 # Material's code annotation markers: "# (1)!" (the "!" hides the comment) anywhere, "# (1)" in a
 # block marked .annotate; the page shows a numbered button, not the comment.
-_ANNOTATION = re.compile(r"\s*(?:#|//)\s*\(\d+\)!?\s*$")
-_ANNOTATION_STRIPPED = re.compile(r"(?:#|//)\s*\(\d+\)!\s*$")
+_ANNOTATION = re.compile(r"\s*(?:#|//)\s*\(\d+\)(!?)\s*$")
 
 
 def _drop_hidden(line: str, closer: str | None) -> tuple[str, str | None]:
