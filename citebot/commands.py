@@ -125,7 +125,8 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
 def hit_json(h, ev) -> dict:
     c = h.chunk
     # "page" as bot.py's JSON has it: a PDF's lines are counted from 1 on each page (None for other files).
-    return {"id": h.id, "source": c.source, "page": c.page, "lines": [c.start, c.end], "title": c.title,
+    return {"id": h.id, "source": c.source, "page": c.page, "lines": [c.start, c.end], "end_page": c.end_page,
+            "title": c.title,
             "headings": list(c.headings), "text": c.text, "rank": h.rank,
             "ranks": dict(h.ranks), "scores": {k: round(v, 6) for k, v in h.scores.items()},
             "evidence": None if ev is None else {"coverage": round(ev.coverage, 6), "identifier": ev.identifier,

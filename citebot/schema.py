@@ -18,11 +18,11 @@ class Chunk:
     lang: str = "en"
     tenant: str | None = None
     page: int | None = None
+    end_page: int | None = None  # the page of ``end`` when the chunk runs on past ``page`` (a PDF paragraph)
 
     @property
     def location(self) -> str:
-        where = f"lines {self.start}-{self.end}" if self.end != self.start else f"line {self.start}"
-        return f"{self.source}, p. {self.page}, {where}" if self.page else f"{self.source}, {where}"
+        return f"{self.source}, {place(self.page, self.start, self.end, self.end_page)}"
 
     @property
     def search_text(self) -> str:
@@ -41,6 +41,16 @@ class Chunk:
         d = dict(d)
         d["headings"] = tuple(d.get("headings", ()))
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
+
+
+def place(page: int | None, start: int, end: int, end_page: int | None = None) -> str:
+    """Where cited text is: "lines 3-7"; in a PDF, whose lines count from 1
+    on each page, "p. 2, lines 3-7", or "p. 2, line 40 to p. 3, line 4" for a
+    paragraph a page break cut."""
+    if page and end_page and end_page != page:
+        return f"p. {page}, line {start} to p. {end_page}, line {end}"
+    where = f"lines {start}-{end}" if end != start else f"line {start}"
+    return f"p. {page}, {where}" if page else where
 
 
 def lang_tag(tag: str) -> str:

@@ -409,6 +409,17 @@ def test_a_number_written_in_chinese_or_bengali_words_answers_a_quantity_questio
     assert ex_mod.extractive("保修期多久？", terms("保修期多久？"), ctx, IDF(), min_score=0.3).text == REFUSAL
 
 
+def test_a_duration_written_in_words_answers_how_long():
+    # Manuals spell counts out ("kept for thirty days"): read as no number, the question was refused.
+    duration = ex_mod.answer_type("how long is the log kept?")
+    assert duration is not None
+    assert [bool(duration.search(t)) for t in ("kept for thirty days", "restores take an hour", "in a few weeks",
+                                              "5-7 business days", "the days of the week", "every day")] \
+        == [True, True, True, True, False, False]
+    q = "how long is the log kept?"
+    ctx = answer_ctx.Context([hit(1, "The log is kept for thirty days.")])
+    assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3).text == "“The log is kept for thirty days.” [1]"
+
 def test_extractive_refuses_an_identifier_no_document_in_scope_holds():
     ctx = answer_ctx.Context([hit(1, "Error E4032 means the clock is off.")])
     stats = IDF({"e4099": TermStat(3.0, False)})

@@ -843,6 +843,59 @@ def test_a_pdf_manual_reads_as_its_sections_without_its_running_heads_and_conten
         ("1 Introduction",), ("1 Introduction", "1.1 Getting help"), ("2 Vectors",)]
 
 
+
+BACKUP_PAGES = [["Jobs run at night.", "Each job is small.",
+                 "Backups run nightly. The archive is written to a file called .RDump5 in the",
+                 "current folder, and the log of each run is kept for",
+                 "5 The leading dot hides the file in",
+                 "listings."],
+                ["thirty days before it is deleted.", "Restores take an hour."],
+                ["See https://example.org/pub/.", "Please write to us.", "Keys are rotated weekly."]]
+
+
+def test_a_paragraph_a_pdf_page_break_cuts_is_one_and_its_footnotes_come_apart(tmp_path):
+    # A quarter of R's manuals' page breaks fall inside a sentence; read page by page, an answer
+    # quoted half of it, and the footnote at the page's foot ran into the half on the next page.
+    from citebot.index import chunker
+
+    from conftest import tiny_pdf
+    doc = documents.load(tiny_pdf(tmp_path / "b.pdf", BACKUP_PAGES), "b.pdf")
+    assert [(b.text, b.page, b.start, b.end, b.end_page) for b in doc.blocks] == [
+        ("Jobs run at night.", 1, 1, 1, None), ("Each job is small.", 1, 2, 2, None),
+        ("Backups run nightly. The archive is written to a file called .RDump in the current folder, and the log "
+         "of each run is kept for thirty days before it is deleted.", 1, 3, 1, 2),  # its marker "5" is gone
+        ("Footnote 5: The leading dot hides the file in listings.", 1, 5, 6, None),
+        ("Restores take an hour.", 2, 2, 2, None),  # a sentence ended the page: no run-on
+        ("See https://example.org/pub/.", 3, 1, 1, None),  # an address that ends a sentence ends it
+        ("Please write to us.", 3, 2, 2, None), ("Keys are rotated weekly.", 3, 3, 3, None)]
+    assert [c.location for c in chunker.chunk_document(doc, 200)] == [
+        "b.pdf, p. 1, line 1 to p. 2, line 1", "b.pdf, p. 1, lines 5-6", "b.pdf, p. 2, line 2", "b.pdf, p. 3, lines 1-3"]
+    # A number opening a line of code is no footnote, though "x^2" and "word2" sit above it.
+    doc = documents.load(tiny_pdf(tmp_path / "c.pdf", [["Differentiate with D. Version2 is", "newer.",
+                                                         "R> D(expression(x^2), x)", "2 * x"]]), "c.pdf")
+    assert not any(b.text.startswith("Footnote") for b in doc.blocks)
+
+
+def test_a_citation_of_a_paragraph_over_a_page_break_names_both_pages(tmp_path, embedder):
+    from citebot.chat import render
+    from citebot.engine import Engine
+    from citebot.index.store import open_index
+    from citebot.search.models import Models
+
+    from conftest import tiny_pdf
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    tiny_pdf(folder / "b.pdf", BACKUP_PAGES)
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="packaged", use_gate=False)
+    ingest(folder, cfg, embedder=embedder, log=lambda m: None)
+    turn = Engine(open_index(cfg), cfg, Models(embedder)).ask("how long is the log of each run kept?")
+    assert "thirty days" in turn.answer
+    first = turn.citations[0]
+    assert (first["page"], first["lines"], first["end_page"]) == (1, [1, 1], 2)
+    assert "b.pdf, p. 1, line 1 to p. 2, line 1" in render.sources_text(turn)
+    assert "b.pdf p. 1:1-p. 2:1" in render.why_text(turn)
+    assert render.trace(turn)["chunks"][0]["end_page"] == 2
+
 DOCBOOK = """<html><head><title>8.1.\u00a0Numeric Types</title></head><body>
 <div class="navheader"><table width="100%"><tr><th colspan="5">8.1.\u00a0Numeric Types</th></tr>
 <tr><td><a href="p.html">Prev</a></td><td><a href="u.html">Up</a></td><th>Chapter 8. Data Types</th>

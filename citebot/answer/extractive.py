@@ -221,7 +221,10 @@ class Extract:
 # Answer types: a "how long" question is answered by a unit with a duration,
 # "how much" by an amount, "when" by a time or date.  A matching unit gets a
 # bonus, which is what a reader does when skimming.
-_DURATION = (r"\d+(?:\s*(?:-|–|to)\s*\d+)?\s*(?:business |working )?(?:minutes?|hours?|days?|weeks?|months?|years?)\b"
+# (a count in words too: "kept for thirty days", "restores take an hour", "a few weeks")
+_DURATION = (r"(?:\d+(?:\s*(?:-|–|to)\s*\d+)?|\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+             r"|fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred|few|several|couple of))"
+             r"\s*(?:business |working )?(?:minutes?|hours?|days?|weeks?|months?|years?)\b"
              r"|\d+\s*(?:天|年|个月|小时|个工作日)|দিন")
 _ASKS_DURATION = re.compile(r"\bhow long\b|\bhow many (?:days|weeks|months|years|hours)\b|\buntil when\b|多久|多长|কত দিন",
                             re.I)
@@ -262,6 +265,7 @@ _ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large)\b"
                             r"|कितन[ेीा]|\bwie (?:viele?|lange|groß)\b|\bcu[aá]nt[oa]s\b|\bcombien\b|\bquant[oa]s\b"
                             r"|\bkaç\b", re.I)
 _QUANTITY = re.compile(r"\d|[০-৯]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen"
+                       r"|(?:thir|four|fif|six|seven|eigh|nine)teen|(?:twen|thir|for|fif|six|seven|eigh|nine)ty"
                        r"|hundred|thousand|million|billion|half|twice|double)\b"
                        # Chinese numerals (两年, 五十元) and Bengali number words (দুই বছর): 多少 and কত are asked too
                        r"|[〇零一二两兩三四五六七八九十百千万萬亿億半]|এক|দুই|তিন|চার|পাঁচ|সাত|আট|[ছন](?:য়|\u09df)|দশ|হাজার|লাখ|কোটি"

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from citebot.engine import Turn
+from citebot.schema import place
 from citebot.terminal import safe, safe_line, safe_name
 
 HELP = """Commands:
@@ -30,7 +31,7 @@ def trace(turn: Turn) -> dict:
     for h in r.hits:
         ev = r.evidence.get(h.id)
         chunks.append({"id": h.id, "source": h.chunk.source, "page": h.chunk.page,
-                       "lines": [h.chunk.start, h.chunk.end],
+                       "lines": [h.chunk.start, h.chunk.end], "end_page": h.chunk.end_page,
                        "bm25_rank": h.channel_rank("bm25"), "dense_rank": h.channel_rank("dense"),
                        "fused_rank": h.ranks.get("rrf"), "rerank_score": h.scores.get("rerank"),
                        "cosine": None if ev is None or ev.cosine is None else round(ev.cosine, 4),
@@ -53,8 +54,12 @@ def turn_json(turn: Turn) -> dict:
             "error": turn.error, "trace": trace(turn)}
 
 
-def _page(page: int | None) -> str:
-    return f" p. {page}" if page else ""
+def _at(c: dict) -> str:
+    """A trace row's place, short: "a.md:3-7", "r.pdf p. 2:3-7", "r.pdf p. 2:40-p. 3:4"."""
+    (a, b), page, last = c["lines"], c["page"], c.get("end_page")
+    if page and last and last != page:
+        return f" p. {page}:{a}-p. {last}:{b}"
+    return f" p. {page}:{a}-{b}" if page else f":{a}-{b}"
 
 
 def sources_text(turn: Turn | None, chat: bool = True) -> str:
@@ -69,8 +74,7 @@ def sources_text(turn: Turn | None, chat: bool = True) -> str:
     lines = ["Sources:"]
     for c in turn.citations:
         a, b = c["lines"]
-        where = f"line {a}" if a == b else f"lines {a}-{b}"
-        where = f"p. {c['page']}, {where}" if c.get("page") else where
+        where = place(c.get("page"), a, b, c.get("end_page"))
         lines.append(f"  [{c['n']}] {safe_line(c['title'])} — {safe_name(c['source'])}, {where}")
     n = len(turn.context.shown)
     if n > len({c["n"] for c in turn.citations}):
@@ -131,7 +135,7 @@ def why_text(turn: Turn | None) -> str:
         outcome = f"shown [{c['shown_as']}]" if c["shown_as"] else f"dropped ({c['dropped']})"
         out.append(f"{c['id']:18} {c['bm25_rank'] or '-':>4} {c['dense_rank'] or '-':>5} {c['fused_rank'] or '-':>5} "
                    f"{_num(c['rerank_score'], 7, '{:.3f}')} {_num(c['cosine'], 5)} {_num(c['coverage'], 5)}  "
-                   f"{outcome} {safe_name(c['source'])}{_page(c['page'])}:{c['lines'][0]}-{c['lines'][1]}")
+                   f"{outcome} {safe_name(c['source'])}{_at(c)}")
     if not t["chunks"]:
         out.append("(no chunk matched)")
     if t.get("refusal_reason"):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import replace
 
 from citebot import tokens
 from citebot.index import markdown
@@ -50,8 +51,8 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
         current, used, size = [], 0, 0
 
     for block in doc.blocks:
-        if current and block.page != current[-1].page:
-            flush()  # a chunk cites one PDF page
+        if current and (block.page != current[-1].page or current[-1].end_page):
+            flush()  # a chunk cites one PDF page; its last paragraph may run onto the next
         if block.kind == "heading":
             flush()
             while stack and stack[-1][0] >= block.level:
@@ -85,9 +86,11 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
         cid = hashlib.sha1(f"{key}\x00{seen[key]}".encode()).hexdigest()[:16]
         chunks.append(Chunk(
             id=cid, source=doc.path, title=doc.title, headings=headings, text=text,
-            start=min(b.start for b in blocks), end=max(b.end for b in blocks),
+            # (a paragraph that runs onto the next page ends its chunk: its last line is on that page)
+            start=min(b.start for b in blocks),
+            end=blocks[-1].end if blocks[-1].end_page else max(b.end for b in blocks),
             status=doc.meta["status"], audience=doc.meta["audience"], lang=doc.meta["lang"],
-            tenant=doc.meta["tenant"], page=blocks[0].page,
+            tenant=doc.meta["tenant"], page=blocks[0].page, end_page=blocks[-1].end_page,
         ))
     return chunks
 
@@ -157,7 +160,7 @@ def _bound(block: Block) -> list[Block]:
     def emit(upto: int) -> None:
         if group:
             a, b = (first_line + group_start, first_line + upto - 1) if exact else (block.start, block.end)
-            out.append(Block(block.kind, "\n".join(head + group + tail), a, b, page=block.page))
+            out.append(replace(block, text="\n".join(head + group + tail), start=a, end=b))
 
     for i, line in enumerate(lines):
         while len(line.encode("utf-8")) > most:  # one line alone over the bound
@@ -267,5 +270,5 @@ def _split_paragraph(block: Block, budget: int) -> list[Block]:
         a += len(text[a:b]) - len(text[a:b].lstrip())
         first = block.start + text[:a].count("\n") if exact else block.start
         last = first + piece.count("\n") if exact else block.end
-        out.append(Block(block.kind, piece, first, last, page=block.page))
+        out.append(replace(block, text=piece, start=first, end=last))
     return out

@@ -44,6 +44,7 @@ class Block:
     end: int  # last source line
     level: int = 0  # heading level
     page: int | None = None  # PDF page (1-based)
+    end_page: int | None = None  # the page of ``end``, when a paragraph runs on past ``page``
 
 
 @dataclass
@@ -784,8 +785,14 @@ def load_pdf(path: Path, rel: str, data: bytes) -> Document:
         raise UnreadableDocument(f"is not a readable PDF ({type(e).__name__}: {e}); save a repaired copy "
                                  "(qpdf in.pdf out.pdf) or export it again, and ingest again") from None
     blocks: list[Block] = []
+    notes: list[Block] = []  # the page before's footnotes: they follow its last paragraph, wherever that ends
     for page_no, text in enumerate(pages, 1):
-        blocks += _pdf_page(metadata.lines_of(text), page_no, labels[page_no - 1], bookmarks.get(page_no, []))
+        read, below = _pdf_page(metadata.lines_of(text), page_no, labels[page_no - 1], bookmarks.get(page_no, []))
+        if blocks and read and _runs_on(blocks[-1], read[0]):
+            blocks[-1] = _run_on(blocks[-1], read.pop(0))
+        blocks += notes + read
+        notes = below
+    blocks += notes
     if not any(b.text.strip() for b in blocks):
         raise UnreadableDocument("has no extractable text (a scanned PDF needs OCR first)")
     meta = _pdf_meta(info)
@@ -796,16 +803,19 @@ def load_pdf(path: Path, rel: str, data: bytes) -> Document:
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel, headings=False), blocks)
 
 
-def _pdf_page(lines: list[str], page_no: int, label: str, titles: list[tuple[int, str]]) -> list[Block]:
+def _pdf_page(lines: list[str], page_no: int, label: str,
+              titles: list[tuple[int, str]]) -> tuple[list[Block], list[Block]]:
     """A page's blocks: paragraphs, a bookmark's heading where its line is,
     runs of prompted lines as code; running headers and footers, contents and
     index entries are not read.  Lines count from 1 on each page: a citation
-    reads "p. 2, lines 1-3"."""
+    reads "p. 2, lines 1-3".  Its footnotes come apart, as the second list:
+    the paragraph they sit under may go on over the page."""
     furniture = _furniture(lines, label, page_no)
     leaders = {k for k, line in enumerate(lines) if _LEADER.search(line)}
     text_lines = [k for k, line in enumerate(lines) if line.strip() and k not in furniture]
     if text_lines and len(leaders) * 2 >= len(text_lines):
-        return []  # a contents or index page: its entries answered questions with "4.2 tapply ......"
+        return [], []  # a contents or index page: its entries answered questions with "4.2 tapply ......"
+    lines, notes = _footnotes(lines, text_lines, page_no)
     blocks: list[Block] = []
     para: list[str] = []
     code: list[str] = []
@@ -844,17 +854,81 @@ def _pdf_page(lines: list[str], page_no: int, label: str, titles: list[tuple[int
             start = line_no
         if para and _HYPHENATED.search(para[-1]) and st[:1].islower():
             para[-1] = para[-1][:-1] + st  # "connec-" + "tion": one word, as printed
-        elif para and _URL_BROKEN.search(para[-1]):
+        elif para and _url_goes_on(para[-1], st):
             para[-1] += st  # "https://CRAN." + "R-project.org/": one address
         else:
             para.append(st)
         # A line ending a sentence, followed by a capitalised line, ends a paragraph.
         nxt = lines[k + 1].strip() if k + 1 < len(lines) else ""
-        if st.endswith((".", ":", "?", "!")) and not _URL_BROKEN.search(st) \
+        if st.endswith((".", ":", "?", "!")) and not _url_goes_on(st, nxt) \
                 and (not nxt or nxt[:1].isupper() or nxt[:1].isdigit()):
             end(line_no)
     end(len(lines))
-    return blocks
+    return blocks, notes
+
+
+def _footnotes(lines: list[str], text_lines: list[int], page_no: int) -> tuple[list[str], list[Block]]:
+    """The page's lines without its footnotes, and the footnotes as blocks
+    ("Footnote 5: The leading dot ...").  Footnotes are the page's last lines
+    from one that opens with a number on: numbers running on by one, each
+    glued as a marker to a word above (".RData5", "same.3"), which loses it
+    there when it is the only such mark.  Read as text, the footnote ran into
+    the paragraph the next page goes on with."""
+    for first, k in enumerate(text_lines):
+        m = _NOTE.match(lines[k])
+        if m is None or first < len(text_lines) // 2:  # footnotes sit in the page's lower half
+            continue
+        starts = [j for j in text_lines[first:] if _NOTE.match(lines[j])]
+        numbers = [int(_NOTE.match(lines[j]).group(1)) for j in starts]  # type: ignore[union-attr]
+        if numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+            continue
+        above = "\n".join(lines[:k])
+        # glued to a letter, or to a stop after a letter ("same.3", not the "1.1" of a section number)
+        marks = {n: [*re.finditer(rf"(?:(?<=[^\W\d_])|(?<=[^\W\d_][.,;:)”’\"])){n}(?![\d\w])", above)]
+                 for n in numbers}
+        if not all(marks.values()):
+            continue
+        # A marker's one place loses it (right to left: a cut moves what follows on its line);
+        # with two candidates, which is the marker is unknown, and both stay.
+        kept = above
+        for found in sorted((f[0] for f in marks.values() if len(f) == 1), key=lambda x: -x.start()):
+            kept = kept[:found.start()] + kept[found.end():]
+        filled = set(text_lines)
+        notes: list[Block] = []
+        for a, b in zip(starts, starts[1:] + [len(lines)]):
+            body = [j for j in range(a, b) if j in filled]
+            number, text = _NOTE.match(lines[a]).groups()  # type: ignore[union-attr]
+            for j in body[1:]:
+                part = lines[j].strip()
+                text = text[:-1] + part if _HYPHENATED.search(text) and part[:1].islower() else f"{text} {part}"
+            notes.append(Block("para", f"Footnote {number}: {text}", a + 1, body[-1] + 1, page=page_no))
+        return kept.split("\n"), notes
+    return lines, []
+
+
+def _runs_on(last: Block, first: Block) -> bool:
+    """Whether the paragraph that ends a page goes on in the one that opens
+    the next: by the rule that joins lines within a page (it ends only at a
+    sentence end before a capital).  A quarter of R's manuals' page breaks cut
+    a sentence in two, and an answer quoted half of it."""
+    if last.kind != "para" or first.kind != "para" or last.page is None \
+            or first.page != (last.end_page or last.page) + 1:
+        return False
+    a, b = last.text.rstrip(), first.text.lstrip()
+    return not (a.endswith((".", ":", "?", "!")) and not _url_goes_on(a, b) and (b[:1].isupper() or b[:1].isdigit()))
+
+
+def _run_on(last: Block, first: Block) -> Block:
+    """One paragraph from the two halves a page break cut, citing from its
+    first line on the one page to its last on the next."""
+    a, b = last.text, first.text
+    if _HYPHENATED.search(a) and b[:1].islower():
+        text = a[:-1] + b  # "connec-" + "tion"
+    elif _url_goes_on(a, b):
+        text = a + b
+    else:
+        text = f"{a} {b}"
+    return Block("para", text, last.start, first.end, page=last.page, end_page=first.page)
 
 
 def _furniture(lines: list[str], label: str, page_no: int) -> set[int]:
@@ -943,8 +1017,16 @@ def _pdf_text(v) -> str:
     return str(v)[1:] if isinstance(v, NameObject) else str(v).rstrip("\x00")
 
 
+_NOTE = re.compile(r"\s*(\d{1,3})\s+([^\W\d_“\"‘(].*)")  # "5 The leading dot ...": a footnote, by its number
 _HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word broken at the line's end
-_URL_BROKEN = re.compile(r"https?://(?:\S*[/.\-_])?$")  # an address broken at the line's end
+_URL_BROKEN = re.compile(r"https?://(?:\S*[/.\-_])?$")  # an address broken at the line's end ...
+_URL_REST = re.compile(r"\S*[/.\-_?=#&%~]")  # ... goes on with a word that reads as one ("R-project.org/")
+
+
+def _url_goes_on(line: str, nxt: str) -> bool:
+    """Whether ``nxt`` goes on with the address ``line`` ends in: "…/pub/MASS4/."
+    before "Please always use" ends a sentence, and the two read as two words."""
+    return _URL_BROKEN.search(line) is not None and _URL_REST.match(nxt) is not None
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*[\dA-Za-z]{1,6}\s*$")  # "4.2 tapply ........ 21", "Index . . . . iv"
 # "12", "3 / 10", "Page 3 of 10", "Limited Warranty - page 1 of 2": a footer's page count
 _PAGE_OF = re.compile(r"(?i)(?:(?:.*\s)?(?:page|p\.)\s*)?\d+(?:\s*(?:of|/)\s*\d+)?")

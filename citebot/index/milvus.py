@@ -56,7 +56,8 @@ SOURCE_MAX = 2048  # bytes: the source column; a longer path is skipped at inges
 MANIFEST = "citebot.manifest"
 TIE_SLACK = 16  # hits asked for beyond k, so that a tie at the k-th place is usually seen whole at once
 TOPK_MAX = 16384  # the most a Milvus search returns
-FIELDS = ["id", "source", "title", "headings", "body", "start", "end", "page", "status", "audience", "lang", "tenant"]
+FIELDS = ["id", "source", "title", "headings", "body", "start", "end", "page", "end_page", "status", "audience", "lang",
+          "tenant"]
 
 
 def term_key(term: str) -> str:
@@ -152,7 +153,8 @@ def bm25_weights(counts: dict[str, int], tid: dict[str, int], avgdl: float, k1: 
 
 def _row(c: Chunk, vector: np.ndarray, sparse: dict[int, float]) -> dict:
     return {"id": c.id, "source": c.source, "title": cut_bytes(c.title, TITLE_MAX), "headings": list(c.headings),
-            "body": cut_bytes(c.text, TEXT_MAX), "start": c.start, "end": c.end, "page": c.page, "status": c.status,
+            "body": cut_bytes(c.text, TEXT_MAX), "start": c.start, "end": c.end, "page": c.page,
+            "end_page": c.end_page, "status": c.status,
             "audience": c.audience, "lang": c.lang, "tenant": c.tenant, "sparse": sparse or {0: 0.0},
             "dense": np.asarray(vector, dtype=np.float32).tolist()}
 
@@ -160,7 +162,8 @@ def _row(c: Chunk, vector: np.ndarray, sparse: dict[int, float]) -> dict:
 def _chunk(r: dict) -> Chunk:
     return Chunk(id=r["id"], source=r["source"], title=r["title"], headings=tuple(r.get("headings") or ()),
                  text=r["body"], start=int(r["start"]), end=int(r["end"]), status=r["status"],
-                 audience=r["audience"], lang=r["lang"], tenant=r.get("tenant"), page=r.get("page"))
+                 audience=r["audience"], lang=r["lang"], tenant=r.get("tenant"), page=r.get("page"),
+                 end_page=r.get("end_page"))
 
 
 class MilvusIndex:
@@ -343,6 +346,7 @@ def _schema(client, dim: int):
     s.add_field("start", DataType.INT64)
     s.add_field("end", DataType.INT64)
     s.add_field("page", DataType.INT64, nullable=True)
+    s.add_field("end_page", DataType.INT64, nullable=True)
     s.add_field("status", DataType.VARCHAR, max_length=LONGEST["status"])
     s.add_field("audience", DataType.VARCHAR, max_length=LONGEST["audience"])
     s.add_field("lang", DataType.VARCHAR, max_length=LONGEST["lang"])
