@@ -286,3 +286,35 @@ def test_a_golden_cache_is_rebuilt_when_the_golden_file_names_other_folders(tmp_
     engine = evaluate.golden_engine(cfg, golden, Models(counting), logs.append)
     assert {c.source for c in engine.index.scan(Scope.everything())} == {"en/a.md"}
     assert any("other settings or folders; rebuilding it" in m for m in logs)
+
+
+def test_ingest_progress_into_a_log_is_a_plain_line_every_half_minute():
+    # Into a pipe or a log the terminal's redrawn line is never shown: a 17-minute ingest printed nothing.
+    import io
+
+    from citebot.index import progress as progress_mod
+    now = [100.0]
+    out = io.StringIO()
+    p = progress_mod.Progress(stream=out, clock=lambda: now[0])
+    p.start(3)
+    now[0] = 110.0
+    p.file("a.md")  # 10 s in: a short ingest adds nothing
+    assert out.getvalue() == ""
+    now[0] = 131.0
+    p.file("b.md")
+    p.chunks(40)
+    p.embedding(40)
+    now[0] = 150.0
+    p.embedded(10)  # 19 s after the last line: nothing yet
+    now[0] = 162.0
+    p.embedded(10)
+    assert out.getvalue().splitlines() == [
+        "ingest: files 2/3 · chunks 0",
+        # 20 embedded in the 31 s since embedding began: 0.65/s, the other 20 take ~31 s
+        "ingest: files 2/3 · chunks 40 · embedded 20/40 (1/s, ~31 s left)"]
+    # A caller's log (tests, the benchmarks) gets warnings only, as before.
+    quiet = io.StringIO()
+    q = progress_mod.Progress(log=lambda m: None, stream=quiet, clock=lambda: now[0])
+    now[0] = 500.0
+    q.file("c.md")
+    assert quiet.getvalue() == ""
