@@ -229,6 +229,16 @@ def test_a_link_reference_definition_never_reads_as_text(tmp_path):
         ("The guide explains returns.", 3), ("See [the docs].", 8), ("A line\n[x]: y continues it.", 12)]
 
 
+
+def test_a_reference_link_reads_as_its_text_and_an_escape_as_its_character():
+    # Node's API docs: "[`Buffer`][]" and "{string\\[]}" were quoted as written (750 of 2,436 chunks).
+    lines = ["Returns: [`Buffer`][] or [the guide][guide-link]; see {string\\[]|Buffer\\[]}.",
+             "Code keeps it: `x = [a][0]`, `\\*`, and so does matrix[0][1].", "[`x`][] then `\\*`", "",
+             "[guide-link]: https://x.org"]
+    assert markdown.clean(lines) == ["Returns: `Buffer` or the guide; see {string[]|Buffer[]}.",
+                                     "Code keeps it: `x = [a][0]`, `\\*`, and so does matrix[0][1].",
+                                     "`x` then `\\*`", "", ""]
+
 @pytest.mark.parametrize("text", [
     "<!-- x -->\n[//]: # (internal: pitaya4)\n\nText.",  # after a comment, which reads as nothing
     "```\ncode\n```\n[//]: # (internal: pitaya4)\n\nText.",  # after a fence

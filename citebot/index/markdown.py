@@ -13,6 +13,8 @@ so citations keep pointing at the right source lines).
   -> dropped (a code block that holds nothing but one is dropped whole)
 * a link reference definition (``[docs]: https://...``, and ``[//]: # (a note)``,
   the usual way to write a comment in Markdown) -> dropped: it never renders;
+  a reference link (``[`Buffer`][]``, ``[the guide][guide]``) -> its text, and a
+  backslash escape (``string\\[]``) -> its character, outside code spans;
 * HTML comments, ``<script>`` and ``<style>`` with their content -> dropped;
   ``<h2>Title</h2>`` on a line of its own -> ``## Title``; other tags -> their
   text (``<abbr title="...">ASGI</abbr>`` reads "ASGI"; ``<td>``, ``<br>`` and
@@ -250,7 +252,28 @@ def _reading(line: str, out: list[str]) -> str:
         line = _DEFINITION.sub("", line)
         if out and out[-1].strip() and not out[-1].rstrip().endswith((":", ".", "?", "!")):
             out[-1] = out[-1].rstrip() + ":"
-    return _FOOTNOTE_REF.sub("", line)
+    return _rendered_links(_FOOTNOTE_REF.sub("", line))
+
+
+# "[`Uint8Array`][]", "[the docs][docs-link]": a reference link, whose page shows its text (the
+# definition is dropped); after a space or bracket, not after a word ("matrix[0][1]").
+_REF_LINK = re.compile(r"(?<![\w\])\\`])\[((?:[^\[\]`\\]|\\.|`[^`]*`)+)\]\[(?:[^\[\]\\]|\\.)*\]")
+# "\[", "\*": a backslash escape shows the character (CommonMark: ASCII punctuation)
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _rendered_links(line: str) -> str:
+    """Reference links as their text and escapes as their character, outside
+    code spans (a code span keeps what it says: `a[i][j]`, `\\n`)."""
+    if "[" not in line and "\\" not in line:
+        return line
+    spans = [m.span() for m in _CODE_SPAN.finditer(line)]
+
+    def outside(m: re.Match, keep: str) -> str:
+        return m.group(0) if any(a <= m.start() < b for a, b in spans) else keep
+    line = _REF_LINK.sub(lambda m: outside(m, m.group(1)), line)
+    spans = [m.span() for m in _CODE_SPAN.finditer(line)]
+    return _ESCAPE.sub(lambda m: outside(m, m.group(1)), line)
 
 
 def _code_block(lines: list[str], opener: str) -> list[str]:
