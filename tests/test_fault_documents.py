@@ -876,6 +876,30 @@ def test_a_paragraph_a_pdf_page_break_cuts_is_one_and_its_footnotes_come_apart(t
     assert not any(b.text.startswith("Footnote") for b in doc.blocks)
 
 
+def test_a_latex_manuals_headings_are_found_as_it_prints_them_and_its_index_is_not_read(tmp_path):
+    # LaTeX prints a bookmark's title with other quotes, capitals and spaces, over two lines, with a
+    # footnote's mark after it: 31 of hyperref's, clsguide's and usrguide's 238 headings were missed,
+    # and their sections filed under the one before.
+    from conftest import tiny_pdf
+    page = ["2.2 Using 'doc'", "Text about doc.", "3 Creating document commands and environ-", "ments",
+            "Commands are made so.", "4 Hints7", "Some hints.", "5 LATEX 2e notes", "Notes here."]
+    outline = [("2.2 Using `doc'", 0, []), ("3 Creating document commands and environments", 0, []),
+               ("4 Hints", 0, []), ("5 LaTeX2e notes", 0, [])]
+    index = ["Index", "alpha, 3", "beta option, 4, 7", "gamma, 2-5", "delta"]
+    doc = documents.load(tiny_pdf(tmp_path / "g.pdf", [page, index], outline=outline), "g.pdf")
+    assert [(b.kind, b.text, b.start, b.end) for b in doc.blocks] == [
+        ("heading", "2.2 Using ’doc’", 1, 1), ("para", "Text about doc.", 2, 2),  # (Helvetica's ' reads ’)
+        ("heading", "3 Creating document commands and environments", 3, 4), ("para", "Commands are made so.", 5, 5),
+        ("heading", "4 Hints", 6, 6), ("para", "Some hints.", 7, 7),
+        ("heading", "5 LATEX 2e notes", 8, 8), ("para", "Notes here.", 9, 9)]  # page 2, an index, is not read
+    # A numbered heading low on a page, with its number glued to a word above, is no footnote.
+    low = ["Text with note4 here.", "More text.", "Even more.", "4 Interfaces for authors", "Body of four."]
+    doc = documents.load(tiny_pdf(tmp_path / "h.pdf", [low], outline=[("4 Interfaces for authors", 0, [])]), "h.pdf")
+    assert [b.text for b in doc.blocks if b.kind == "heading"] == ["4 Interfaces for authors"]
+    assert not any(b.text.startswith("Footnote") for b in doc.blocks)
+    # Ligatures read as their letters, a math font's control characters as nothing.
+    assert "speciﬁed \x00ﬂow".translate(documents._PDF_CHARS) == "specified flow"
+
 def test_a_citation_of_a_paragraph_over_a_page_break_names_both_pages(tmp_path, embedder):
     from citebot.chat import render
     from citebot.engine import Engine

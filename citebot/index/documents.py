@@ -764,7 +764,7 @@ def load_pdf(path: Path, rel: str, data: bytes) -> Document:
         # in every viewer without a password, and so here.
         if reader.is_encrypted and not _opens_without_password(reader):
             raise UnreadableDocument("is an encrypted PDF; save an unencrypted copy and ingest again")
-        pages = [(p.extract_text() or "") for p in reader.pages]
+        pages = [(p.extract_text() or "").translate(_PDF_CHARS) for p in reader.pages]
         labels, bookmarks = _page_labels(reader, len(pages)), _bookmarks(reader)
         with _pypdf_warnings() as said:  # non-strict pypdf reads past a damaged info dictionary
             found = reader.metadata
@@ -815,7 +815,9 @@ def _pdf_page(lines: list[str], page_no: int, label: str,
     text_lines = [k for k, line in enumerate(lines) if line.strip() and k not in furniture]
     if text_lines and len(leaders) * 2 >= len(text_lines):
         return [], []  # a contents or index page: its entries answered questions with "4.2 tapply ......"
-    lines, notes = _footnotes(lines, text_lines, page_no)
+    if text_lines and sum(bool(_INDEX_ENTRY.search(lines[k])) for k in text_lines) * 2 >= len(text_lines):
+        return [], []  # a back-of-book index without leaders ("\\intertext, 10, 11, 33")
+    lines, notes = _footnotes(lines, text_lines, page_no, titles)
     blocks: list[Block] = []
     para: list[str] = []
     code: list[str] = []
@@ -828,16 +830,24 @@ def _pdf_page(lines: list[str], page_no: int, label: str,
         if code:
             blocks.append(Block("code", "\n".join(["```", *code, "```"]), start, last, page=page_no))
         para, code = [], []
+    taken = -1  # the second line of a heading printed over two
     for k, line in enumerate(lines):
         line_no = k + 1
         st = line.strip()
+        if k == taken:
+            continue
         if not st or k in furniture or k in leaders:
             end(line_no - 1)
             continue
-        level = _bookmarked(st, titles)
-        if level is not None:
+        nxt = lines[k + 1].strip() if k + 1 < len(lines) and k + 1 not in furniture else ""
+        found, two = _bookmarked(st, titles), False
+        if found is None and nxt:  # a title printed over two lines ("... environ-" / "ments")
+            found, two = _bookmarked(_join_lines(st, nxt), titles), True
+        if found is not None:
             end(line_no - 1)
-            blocks.append(Block("heading", st, line_no, line_no, level=level, page=page_no))
+            level, text = found
+            blocks.append(Block("heading", text, line_no, line_no + two, level=level, page=page_no))
+            taken = k + 1 if two else -1
             continue
         # A console session ("> help(solve)", "$ pip install", ">>> x = 1" and its "+ "/"... " lines)
         # is code, a line each: joined into prose, "> help(solve) An alternative is > ?solve" was quoted.
@@ -867,18 +877,22 @@ def _pdf_page(lines: list[str], page_no: int, label: str,
     return blocks, notes
 
 
-def _footnotes(lines: list[str], text_lines: list[int], page_no: int) -> tuple[list[str], list[Block]]:
+def _footnotes(lines: list[str], text_lines: list[int], page_no: int,
+               titles: list[tuple[int, str]]) -> tuple[list[str], list[Block]]:
     """The page's lines without its footnotes, and the footnotes as blocks
     ("Footnote 5: The leading dot ...").  Footnotes are the page's last lines
     from one that opens with a number on: numbers running on by one, each
     glued as a marker to a word above (".RData5", "same.3"), which loses it
     there when it is the only such mark.  Read as text, the footnote ran into
-    the paragraph the next page goes on with."""
+    the paragraph the next page goes on with.  A bookmarked heading ("4
+    Interfaces for class and package authors") is none."""
     for first, k in enumerate(text_lines):
         m = _NOTE.match(lines[k])
         if m is None or first < len(text_lines) // 2:  # footnotes sit in the page's lower half
             continue
         starts = [j for j in text_lines[first:] if _NOTE.match(lines[j])]
+        if any(_bookmarked(lines[j].strip(), titles) for j in starts):
+            continue
         numbers = [int(_NOTE.match(lines[j]).group(1)) for j in starts]  # type: ignore[union-attr]
         if numbers != list(range(numbers[0], numbers[0] + len(numbers))):
             continue
@@ -947,14 +961,38 @@ def _furniture(lines: list[str], label: str, page_no: int) -> set[int]:
     return out
 
 
-def _bookmarked(line: str, titles: list[tuple[int, str]]) -> int | None:
-    """The level of the page's bookmark this line is the heading of: the line
-    is the title, after a section number at most ("1.7 Getting help with
-    functions and features" under the bookmark "Getting help with functions and features")."""
+def _bookmarked(line: str, titles: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """(level, heading text) of the page's bookmark
+    this line is the heading of: the line is the title, after a section number
+    at most ("1.7 Getting help with functions and features" under the bookmark
+    "Getting help with functions and features").  As LaTeX prints titles the
+    bookmark's quotes, capitals and spaces may differ ("`doc'" is printed
+    "‘doc’", "LaTeX2ε" "LATEX 2ε", "Preconstructingcommandnames"), and a
+    footnote's mark may follow ("13 Hints7")."""
     for level, title in titles:
         if title and line.endswith(title) and _SECTION_NO.fullmatch(line[:len(line) - len(title)].strip()):
-            return level
+            return level, line
+    key = _title_key(line)
+    for level, title in titles:
+        want = _title_key(title)
+        if want and key.startswith(want) and (key == want or (key[len(want):].isdigit() and len(key) - len(want) <= 2)):
+            return level, line[:len(line) - (len(key) - len(want))].rstrip()
     return None
+
+
+_QUOTES = str.maketrans({"`": "'", "‘": "'", "’": "'", "“": '"', "”": '"'})
+_SECTION_LEAD = re.compile(r"^(?:(?:\d+|[A-Z])(?:\.\d+)*\.?\s+)")
+
+
+def _title_key(title: str) -> str:
+    """A title as compared with a bookmark: without its section number,
+    quotes of one kind, no spaces, no case."""
+    return re.sub(r"\s+", "", _SECTION_LEAD.sub("", title.strip()).translate(_QUOTES)).casefold()
+
+
+def _join_lines(line: str, nxt: str) -> str:
+    """Two lines of a title as one ("environ-" + "ments")."""
+    return line[:-1] + nxt if _HYPHENATED.search(line) and nxt[:1].islower() else f"{line} {nxt}"
 
 
 def _page_labels(reader, n: int) -> list[str]:
@@ -1027,6 +1065,11 @@ def _url_goes_on(line: str, nxt: str) -> bool:
     """Whether ``nxt`` goes on with the address ``line`` ends in: "…/pub/MASS4/."
     before "Please always use" ends a sentence, and the two read as two words."""
     return _URL_BROKEN.search(line) is not None and _URL_REST.match(nxt) is not None
+_INDEX_ENTRY = re.compile(r",\s*(?:\d+|[ivxlc]+)(?:\s*[–-]\s*\d+)?(?:\s*,\s*\d+(?:\s*[–-]\s*\d+)?)*\s*$")
+# What a PDF's text holds for what its page shows: ligatures as their letters ("speciﬁed" was
+# quoted so), control characters (a math font's \x00) as nothing.
+_PDF_CHARS = {0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: "ffl", 0xFB05: "st", 0xFB06: "st",
+              **{c: None for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)}}
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*[\dA-Za-z]{1,6}\s*$")  # "4.2 tapply ........ 21", "Index . . . . iv"
 # "12", "3 / 10", "Page 3 of 10", "Limited Warranty - page 1 of 2": a footer's page count
 _PAGE_OF = re.compile(r"(?i)(?:(?:.*\s)?(?:page|p\.)\s*)?\d+(?:\s*(?:of|/)\s*\d+)?")

@@ -82,7 +82,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # numbers, a long table's pieces cite the table; a short title above a table or code block moves with it
 # 28: PDF: a paragraph a page break cuts is one paragraph, cited from its page to the next
 # 29: Markdown: a reference link reads as its text, a backslash escape as its character
-CHUNKER_VERSION = 29
+# 30: PDF: a bookmark's heading is found as LaTeX prints it (quotes, capitals, spaces, two lines, a footnote's
+# mark after it), a back-of-book index is not read, ligatures read as their letters
+CHUNKER_VERSION = 30
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
