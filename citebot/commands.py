@@ -5,6 +5,7 @@ call these.  Answers go to stdout, diagnostics to stderr; exit codes 0 ok,
 """
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Callable
 
@@ -27,26 +28,33 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: b
         p.add_argument("ask", metavar="QUESTION", help="the question (after -- when it starts with -)")
     else:
         p.add_argument("--ask", metavar="QUESTION", help="answer one question and exit")
-    p.add_argument("--json", action="store_true", help="with --ask: print one JSON object")
+    p.add_argument("--json", action="store_true", help="with --ask: print one JSON object; with turns on stdin "
+                   "(one a line, follow-ups kept, /new starts over): one JSON object a line")
     cli.add_config_flags(p)
     cli.add_scope_flags(p)
     args, cfg = cli.parse(p, argv)
-    if args.json and args.ask is None:
-        p.error("--json needs --ask QUESTION")
-    if args.ask is not None and (problem := cli.question_problem(args.ask)):
-        p.error(problem)
     from citebot.chat import render
     from citebot.chat.repl import Chat, Conversation, answer_to, stdin_lines
+
+    turns = None
+    if args.json and args.ask is None:
+        turns = None if sys.stdin.isatty() else _first_turn(stdin_lines())
+        if turns is None:  # read before the index is opened: no turns is a usage error, not a missing index
+            p.error("--json needs --ask QUESTION, or the turns on stdin (bot.py --json < turns.txt)")
+    if args.ask is not None and (problem := cli.question_problem(args.ask)):
+        p.error(problem)
     from citebot.engine import Engine
 
     try:
         engine = Engine.open(cfg)
-    except _runtime_errors() as e:
-        return _failed(e, {"question": args.ask} if args.json else None)
+    except _runtime_errors() as e:  # (JSON Lines: one line, as every turn's)
+        return _failed(e, {"question": args.ask} if args.json else None, indent=None if turns is not None else 2)
     convo = Conversation(engine, cli.scope_from(args))
     cli.scope_warnings(engine.index, convo.scope)
     if line := cfg.key_without_endpoint:
         cli.warn(line)
+    if turns is not None:
+        return _json_turns(convo, turns)
     if args.ask is None:
         from citebot.search.models import missing_reranker
 
@@ -66,13 +74,54 @@ def chat_main(argv: list[str] | None = None, prog: str = "bot.py", positional: b
     return cli.EXIT_FAIL if turn.error else cli.EXIT_OK
 
 
-def _failed(e: Exception, record: dict | None = None) -> int:
+def _first_turn(lines):
+    """``lines`` from its first non-blank one on, or None when there is none."""
+    for line in lines:
+        if line.strip():
+            return itertools.chain([line], lines)
+    return None
+
+
+def _json_turns(convo, lines) -> int:
+    """A conversation read from a pipe, answered as JSON Lines: one object a
+    turn, as ``--ask --json`` prints it (a follow-up searched with the turns
+    before it; "/new" starts over, "/quit" stops).  Exit 1 when a turn got no
+    answer, as the plain pipe does."""
+    from citebot.chat import render
+
+    failed = 0
+    for line in lines:
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("/new", "/quit", "/exit"):
+            if text != "/new":
+                break
+            convo.reset()
+            continue
+        if problem := cli.question_problem(text) or (text.startswith("/") and "with --json only /new and /quit "
+                                                                              "are commands"):
+            print(cli.json_text({"question": text, "error": problem}))
+            failed += 1
+            continue
+        try:
+            turn = convo.ask(text)
+        except _runtime_errors() as e:
+            print(cli.json_text({"question": text, "error": str(e)}))
+            failed += 1
+            continue
+        print(cli.json_text(render.turn_json(turn)), flush=True)
+        failed += turn.error is not None
+    return cli.EXIT_FAIL if failed else cli.EXIT_OK
+
+
+def _failed(e: Exception, record: dict | None = None, indent: int | None = 2) -> int:
     """A command's failure: exit 2 for a bad setting, 1 for the rest; with
     ``record`` (--json), the JSON a script reads too, with the "error"."""
     from citebot.config import ConfigError
 
     if record:
-        print(cli.json_text({**record, "error": str(e)}, indent=2))
+        print(cli.json_text({**record, "error": str(e)}, indent=indent))
     return cli.fail(str(e), cli.EXIT_USAGE if isinstance(e, ConfigError) else cli.EXIT_FAIL)
 
 

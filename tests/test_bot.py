@@ -340,6 +340,24 @@ def test_turns_from_a_file_or_a_pipe_are_read_as_plain_lines(sample_index, tmp_p
     assert "(also searched:" in r.stderr  # diagnostics stay on stderr, as with --ask
 
 
+def test_turns_from_a_pipe_with_json_are_json_lines_with_their_follow_ups(sample_index, tmp_path):
+    # A script checking a conversation had no JSON: "--json needs --ask" (two reviews asked for it).
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CITEBOT_", "OPENAI_"))}
+    env.update({"CITEBOT_EMBED_MODEL": "packaged", "CITEBOT_DATA_DIR": str(tmp_path), "CITEBOT_USE_RERANK": "0"})
+
+    def piped(text: str):
+        return subprocess.run([sys.executable, str(ROOT / "bot.py"), "--index", sample_index.index, "--json"],
+                              input=text, capture_output=True, text=True, env=env, timeout=120)
+    r = piped("how long do refunds take?\n\nand for a tent?\n/new\nand for a tent?\n")
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(rows) == 3 and "14 days" in rows[0]["answer"]
+    # the second is searched with the first; after /new the same words are a question of their own
+    assert [bool(row["trace"]["followup"]) for row in rows] == [False, True, False]
+    r = piped("/sources\nhow long do refunds take?\n")  # a command the JSON run does not read: that line fails
+    assert r.returncode == 1 and [json.loads(line)["error"] is not None for line in r.stdout.splitlines()] \
+        == [True, False]
+
 def test_a_cancelled_answer_keeps_its_question_for_the_follow_up(sample_engine, tmp_path):
     c = convo(sample_engine, tmp_path, with_llm=False)
 

@@ -33,6 +33,13 @@ def test_without_a_cosine_the_cosine_features_count_as_the_fits_mean():
     assert "cosine" not in gate.reason(s, 0.1, 0.35) and "dense" not in s.as_dict()
 
 
+def test_a_refusal_reason_shows_p_with_the_digits_that_tell_it_from_the_threshold():
+    # A review read "P(answerable) 0.35 < gate_threshold 0.35" as a refusal made by mistake.
+    s = gate.Signals(top=0.5, cosine=0.5, coverage=0.5, unknown=0.0, answer=0.4, kind=0.0, margin=0.1)
+    assert "(P(answerable) 0.32 < gate_threshold 0.35)" in gate.reason(s, 0.3213, 0.35)
+    assert "(P(answerable) 0.348 < gate_threshold 0.35)" in gate.reason(s, 0.3481, 0.35)
+    assert "(P(answerable) 0.3499 < gate_threshold 0.35)" in gate.reason(s, 0.34991, 0.35)
+
 def test_every_shipped_fit_is_stamped_with_its_model_and_tuning_data():
     fits = json.loads(gate.MODEL.read_text())["models"]
     assert gate.DEFAULT_MODEL in fits

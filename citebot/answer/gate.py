@@ -149,4 +149,6 @@ def reason(s: Signals, p: float, threshold: float) -> str:
     weak.append(f"best passage score {s.answer:.2f}" + (f", cosine {s.cosine:.2f}" if s.dense else "")
                 + f", coverage {s.coverage:.2f}"
                 + (f", rerank score {s.rerank:.2f}" if s.rerank is not None else ""))
-    return f"the evidence is too weak (P(answerable) {p:.2f} < gate_threshold {threshold}): " + "; ".join(weak)
+    # as many digits as tell p from the threshold: "0.35 < 0.35" read as a refusal by mistake
+    shown = next(f"{p:.{d}f}" for d in (2, 3, 4, 6) if d == 6 or float(f"{p:.{d}f}") < threshold)
+    return f"the evidence is too weak (P(answerable) {shown} < gate_threshold {threshold}): " + "; ".join(weak)
