@@ -948,6 +948,29 @@ ASCIIDOC = """<html><head><title>git-stash(1)</title></head><body>
 """
 
 
+MDBOOK = """<html><head><title>What is Ownership? - The Rust Programming Language</title></head><body>
+<div id="menu-bar"><h1 class="menu-title">The Rust Programming Language</h1></div>
+<main><h2 id="x"><a class="header" href="#x">What Is Ownership?</a></h2>
+<p>An i8 holds -(2<sup>n - 1</sup>) to 2<sup>7</sup> - 1.</p>
+<p>It hashes with SipHash<sup class="footnote-reference"><a href="#siphash">1</a></sup>.</p>
+<pre><code class="language-rust"><span class="boring">fn main() {
+</span>let x = 5;
+<span class="boring">}
+</span></code></pre>
+</main></body></html>
+"""
+
+
+def test_an_mdbook_page_reads_as_it_shows(tmp_path):
+    # The Rust book: "2n - 1" was quoted as an i8's range, "SipHash1" as a word, the hidden
+    # "fn main() {" around every example as its code, and every citation ended in the site's name.
+    doc = load(tmp_path, "own.html", MDBOOK)
+    assert doc.title == "What Is Ownership?"  # the heading, not "... - The Rust Programming Language"
+    assert [b.text for b in doc.blocks if b.kind != "heading"] == [
+        "An i8 holds -(2^(n - 1)) to 2^7 - 1.", "It hashes with SipHash.", "```\nlet x = 5;\n```"]
+    # The heading that is the title is not repeated in every chunk's heading path.
+    assert [c.headings for c in chunker.chunk_document(doc, 200)] == [()]
+
 def test_docbook_and_asciidoc_pages_read_as_their_content(tmp_path):
     doc = load(tmp_path, "numeric.html", DOCBOOK)
     assert doc.title == "8.1. Numeric Types"  # a no-break space is a space

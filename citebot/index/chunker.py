@@ -57,8 +57,9 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
             flush()
             while stack and stack[-1][0] >= block.level:
                 stack.pop()
-            # The document title as a top heading would repeat the title.
-            if not (block.level == 1 and block.text == doc.title and not stack):
+            # The document title as a top heading would repeat the title (an <h2> that is
+            # the page's title too, in mdBook).
+            if not (block.text == doc.title and not stack):
                 stack.append((block.level, block.text))
             continue
         for part in _fit(block, budget):

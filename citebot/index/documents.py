@@ -669,17 +669,43 @@ def load_html(path: Path, rel: str, data: bytes) -> Document:
         if tag.parent is not None:  # not inside one replaced already
             tag.replace_with("\n" * str(tag).count("\n"))
     _label_notes(soup)
+    _superscripts(soup)
     # Every article of the page is read (a blog index holds many), <main> when there is one.
     root = main or soup.body or soup
     blocks = _merge_list_items(_html_blocks(root))
     # "<title>Logging HOWTO — Python 3.11.2 documentation</title>" over "<h1>Logging HOWTO</h1>":
-    # the page's title is its heading; the site's name read in every citation and chunk.
-    h1 = next((b.text for b in blocks if b.kind == "heading" and b.level == 1), "")
+    # the page's title is its heading; the site's name read in every citation and chunk.  A page
+    # whose first heading is an <h2> (mdBook: "What is Ownership? - The Rust Programming Language"
+    # over "What Is Ownership?") likewise.
     told = " ".join(soup.title.string.split()) if soup.title and soup.title.string else ""
-    if h1 and told and "title" not in front and meta.get("title") == told and told.startswith(h1) \
-            and _SITE_SUFFIX.match(told[len(h1):]):
-        meta["title"] = h1
+    heads = [b for b in blocks if b.kind == "heading"]
+    for h in [b.text for b in heads if b.level == 1][:1] + [b.text for b in heads][:1]:
+        if h and told and "title" not in front and meta.get("title") == told \
+                and told.casefold().startswith(h.casefold()) and _SITE_SUFFIX.match(told[len(h):]):
+            meta["title"] = h
+            break
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
+
+
+def _superscripts(soup) -> None:
+    """What a page shows raised, as text can: a power as "2^7", "2^(n - 1)"
+    (flattened, "2n - 1" was quoted as the range of an i8); a footnote's
+    raised number, a link to its note, as nothing (it read "hash tables1").
+    mdBook's hidden lines of an example (``<span class="boring">``: the
+    ``fn main() {`` around it) as nothing, as the page shows them."""
+    for sup in soup.find_all("sup"):
+        if sup.parent is None:
+            continue
+        link = sup.find("a", href=True)
+        if "footnote" in " ".join(sup.get("class") or []) or (link is not None and link["href"].startswith("#")):
+            sup.replace_with("")
+            continue
+        text = sup.get_text()
+        if text.strip():
+            sup.replace_with(f"^{text}" if re.fullmatch(r"\w+", text.strip()) else f"^({text.strip()})")
+    for hidden in soup.find_all("span", class_="boring"):
+        if hidden.parent is not None and hidden.find_parent("pre") is not None:
+            hidden.replace_with("")
 
 
 _SITE_SUFFIX = re.compile(r"\s+[—–|·:-]\s+\S")  # " — Site name", " | Site", " - Site"
