@@ -420,6 +420,16 @@ def test_a_duration_written_in_words_answers_how_long():
     ctx = answer_ctx.Context([hit(1, "The log is kept for thirty days.")])
     assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3).text == "“The log is kept for thirty days.” [1]"
 
+def test_a_list_items_or_sections_number_is_no_answer_to_how_many():
+    # "how many color schemes ...?" was answered by step 3 of a list, "3. Tell Vim to always use ...".
+    q = "how many color schemes does it ship?"
+    for text in ("3. Tell it to always use your color scheme.", "08.1 Color schemes for every taste"):
+        ctx = answer_ctx.Context([hit(1, text)])
+        assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3).text == REFUSAL, text
+    ctx = answer_ctx.Context([hit(1, "3. It ships 12 color schemes.")])
+    assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3).text.startswith("“3. It ships 12 color")
+    assert ex_mod.holds(ex_mod.answer_type("how long is it kept?"), "2. Keep it for 30 days.")
+
 def test_extractive_refuses_an_identifier_no_document_in_scope_holds():
     ctx = answer_ctx.Context([hit(1, "Error E4032 means the clock is off.")])
     stats = IDF({"e4099": TermStat(3.0, False)})

@@ -314,6 +314,16 @@ def _asked(question: str) -> tuple[re.Pattern, re.Pattern] | None:
     return next((t for t in ANSWER_TYPES if t[0].search(question)), None)
 
 
+# A list item's number or a section's ("3. Tell Vim ...", "08.1 Split a window") counts nothing:
+# "how many color schemes are there?" was answered by step 3 of a list.
+_ENUMERATED = re.compile(r"^\s*(?:\d{1,3}[.)]|\d+(?:\.\d+)+)\s+")
+
+
+def holds(kind: re.Pattern, text: str) -> bool:
+    """Whether ``text`` holds an answer of ``kind`` (a duration, a number ...)."""
+    return kind.search(_ENUMERATED.sub("", text, count=1)) is not None
+
+
 def answer_type(question: str) -> re.Pattern | None:
     """The pattern an answering unit should hold, when the question asks for one."""
     asked = _asked(question)
@@ -375,7 +385,7 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
             near = heading | items[u.item] if u.item is not None else heading
             lex = max((sum(stats[t].idf * w * (1.0 if t in words else 0.5 if t in near else 0.0)
                            for t, w in v.items()) / total for v, total in totals), default=0.0)
-            if kind is not None and kind.search(u.text):
+            if kind is not None and holds(kind, u.text):
                 lex += TYPE_BONUS
             if numbers and in_range(numbers, u.text):
                 lex += TYPE_BONUS
@@ -575,21 +585,21 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # (Only in that chunk: "how much does it cost?" is not answered by another table's "cost".)
         best = next((s for s in ranked if s.unit.n == best.unit.n and s.score >= LEAD * best.score
                      and s.terms & focus and (code or s.unit.kind != "code")), best)
-    if kind is not None and not kind.search(best.unit.text):
+    if kind is not None and not holds(kind, best.unit.text):
         # A table row must also hold every question term the best unit holds:
         # rows differ by what their first cells name, and the Canada row's
         # price does not answer "shipping to China", whose row says none.
-        typed = [s for s in ranked if s.score >= LEAD * best.score and kind.search(s.unit.text)
+        typed = [s for s in ranked if s.score >= LEAD * best.score and holds(kind, s.unit.text)
                  and (s.unit.kind != "row" or s.terms >= best.terms)]
         # One that holds every question term the best unit holds comes first: "how long is the
         # warranty on a tent?" was answered by a repair's "90 days", not "Tents are covered for 5 years".
         best = next((s for s in typed if s.terms >= best.terms), typed[0] if typed else best)
     if not code and best.unit.kind == "code":
         best = next((s for s in ranked if s.unit.kind != "code" and s.score >= LEAD * best.score
-                     and (kind is None or kind.search(s.unit.text) or not kind.search(best.unit.text))), best)
+                     and (kind is None or holds(kind, s.unit.text) or not holds(kind, best.unit.text))), best)
     quotes = [(steps and _steps(best, scored)) or _introduced_steps(best.unit, _window(best, scored, max_units), scored,
                                                                        steps)]
-    if quantity and not any(_QUANTITY.search(u.text) for u in quotes[0]):
+    if quantity and not any(holds(_QUANTITY, u.text) for u in quotes[0]):
         return Extract(REFUSAL, [], scored, [], reason="the question asks for a number and the passage that "
                                                        "matches it best gives none")
     covered = set().union(*(s.terms for s in scored if s.unit in quotes[0])) | form

@@ -33,7 +33,7 @@ from functools import cache
 from pathlib import Path
 
 from citebot.answer.context import Context
-from citebot.answer.extractive import Scored, answer_type
+from citebot.answer.extractive import Scored, answer_type, holds
 from citebot.index.store import TermStat
 from citebot.schema import Evidence
 
@@ -92,7 +92,7 @@ def signals(question: str, terms: Sequence[Sequence[str]], ctx: Context, evidenc
     other = next((s.score for s in scored[1:] if s.unit.n != scored[0].unit.n), 0.0)
     pattern = answer_type(question)
     kind = 0.0
-    if pattern is not None and not any(pattern.search(s.unit.text) for s in scored[:10] if s.score >= 0.5 * best):
+    if pattern is not None and not any(holds(pattern, s.unit.text) for s in scored[:10] if s.score >= 0.5 * best):
         kind = 1.0
     return Signals(top=top or 0.0, cosine=max((e.cosine or 0.0 for e in ev), default=0.0),
                    coverage=max((e.coverage for e in ev), default=0.0),
