@@ -248,8 +248,9 @@ def test_repl_ctrl_c_cancels_the_answer_and_chat_goes_on(sample_engine, tmp_path
 def run_bot(*args, env_extra=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CITEBOT_", "OPENAI_"))}
     env.update({"CITEBOT_EMBED_MODEL": "packaged", **(env_extra or {})})  # the fixtures' model
+    # (stdin empty, not the runner's: "--json" alone reads its turns from a stdin that is no terminal)
     return subprocess.run([sys.executable, str(ROOT / "bot.py"), *args], capture_output=True, text=True, env=env,
-                          timeout=300)
+                          timeout=300, input="")
 
 
 def test_one_shot_json_and_exit_codes(sample_index, tmp_path):
@@ -259,7 +260,7 @@ def test_one_shot_json_and_exit_codes(sample_index, tmp_path):
     data = json.loads(r.stdout)
     assert set(data) >= {"answer", "citations", "refused", "stripped_citations", "queries", "incomplete", "trace"}
     assert data["citations"][0]["source"] == "troubleshooting/app-error-codes.md" and data["refused"] is False
-    assert set(data["citations"][0]) == {"n", "chunk_id", "source", "page", "lines", "title"}
+    assert set(data["citations"][0]) == {"n", "chunk_id", "source", "page", "lines", "end_page", "title"}
     assert run_bot("--json").returncode == 2  # usage error
     r = run_bot("--ask", "x", "--index", str(tmp_path / "none"), env_extra={"CITEBOT_DATA_DIR": str(tmp_path)})
     assert r.returncode == 1 and "python ingest.py" in r.stderr

@@ -72,7 +72,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
 def test_an_empty_or_runaway_question_is_a_usage_error():
     r = run("bot.py", "--ask", "", "--json")
     assert r.returncode == 2 and "give a question" in r.stderr
-    r = run("bot.py", "--json")
+    r = run("bot.py", "--json", stdin="")  # no turn on stdin either
     assert r.returncode == 2 and "--json needs --ask" in r.stderr
     r = run("retrieve.py", "   ")
     assert r.returncode == 2 and "give a question" in r.stderr

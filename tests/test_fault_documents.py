@@ -876,6 +876,26 @@ def test_a_paragraph_a_pdf_page_break_cuts_is_one_and_its_footnotes_come_apart(t
     assert not any(b.text.startswith("Footnote") for b in doc.blocks)
 
 
+def test_a_long_pdf_paragraphs_pieces_cite_their_own_lines(tmp_path):
+    # A PDF paragraph's lines are joined with spaces, so each piece of one too long for a chunk cited
+    # the whole paragraph (226 of 744 chunks of five LaTeX manuals shared a range, 51 spanned 25+ lines).
+    from citebot.index import chunker
+
+    from conftest import tiny_pdf
+    pages = [["Alpha one is first. Beta two", "is second. Gamma three is", "third. Delta four is fourth",
+              "and last. Epsilon five"], ["is fifth."]]
+    doc = documents.load(tiny_pdf(tmp_path / "d.pdf", pages), "d.pdf")
+    # "Alpha one is first. Beta two" is 28 long: the second line begins at 29, after the space
+    assert doc.blocks[0].marks == ((0, 1, 1), (29, 1, 2), (55, 1, 3), (83, 1, 4), (106, 2, 1))
+    assert [(c.location, c.text) for c in chunker.chunk_document(doc, 8)] == [
+        ("d.pdf, p. 1, line 1", "Alpha one is first."), ("d.pdf, p. 1, lines 1-2", "Beta two is second."),
+        ("d.pdf, p. 1, lines 2-3", "Gamma three is third."), ("d.pdf, p. 1, lines 3-4", "Delta four is fourth and last."),
+        ("d.pdf, p. 1, line 4 to p. 2, line 1", "Epsilon five is fifth.")]
+    # a word broken at a line end begins its line where the hyphen was
+    doc = documents.load(tiny_pdf(tmp_path / "e.pdf", [["Alpha one is first. Beta two is sec-", "ond."]]), "e.pdf")
+    assert doc.blocks[0].marks == ((0, 1, 1), (35, 1, 2))  # "Alpha one is first. Beta two is sec" is 35 long
+    assert [c.location for c in chunker.chunk_document(doc, 8)] == ["e.pdf, p. 1, line 1", "e.pdf, p. 1, lines 1-2"]
+
 def test_a_latex_manuals_headings_are_found_as_it_prints_them_and_its_index_is_not_read(tmp_path):
     # LaTeX prints a bookmark's title with other quotes, capitals and spaces, over two lines, with a
     # footnote's mark after it: 31 of hyperref's, clsguide's and usrguide's 238 headings were missed,

@@ -261,7 +261,8 @@ def _split_paragraph(block: Block, budget: int) -> list[Block]:
     if group:
         pieces.append(group)
     # Line numbers per piece when the text keeps the source's line breaks
-    # (Markdown); otherwise (HTML, PDF text joined) the block's range.
+    # (Markdown) or says where each line began (a PDF paragraph); otherwise
+    # (HTML text joined) the block's range.
     exact = text.count("\n") == block.end - block.start
     out = []
     for a, b in pieces:
@@ -269,6 +270,12 @@ def _split_paragraph(block: Block, budget: int) -> list[Block]:
         if not piece:
             continue
         a += len(text[a:b]) - len(text[a:b].lstrip())
+        if block.marks:
+            _, page, first = max(m for m in block.marks if m[0] <= a)
+            _, last_page, last = max(m for m in block.marks if m[0] < a + len(piece))
+            out.append(replace(block, text=piece, start=first, end=last, page=page,
+                               end_page=last_page if last_page != page else None, marks=None))
+            continue
         first = block.start + text[:a].count("\n") if exact else block.start
         last = first + piece.count("\n") if exact else block.end
         out.append(replace(block, text=piece, start=first, end=last))

@@ -45,6 +45,9 @@ class Block:
     level: int = 0  # heading level
     page: int | None = None  # PDF page (1-based)
     end_page: int | None = None  # the page of ``end``, when a paragraph runs on past ``page``
+    # Where each source line begins in ``text``, as (offset, page, line), for text whose lines were
+    # joined (a PDF paragraph): a piece of it cites its own lines, not the paragraph's.
+    marks: tuple[tuple[int, int, int], ...] | None = None
 
 
 @dataclass
@@ -849,13 +852,15 @@ def _pdf_page(lines: list[str], page_no: int, label: str,
     code: list[str] = []
     start = 1
 
+    marks: list[tuple[int, int, int]] = []  # where each line of the paragraph begins in its text
+
     def end(last: int) -> None:
-        nonlocal para, code
+        nonlocal para, code, marks
         if para:
-            blocks.append(Block("para", " ".join(para), start, last, page=page_no))
+            blocks.append(Block("para", " ".join(para), start, last, page=page_no, marks=tuple(marks)))
         if code:
             blocks.append(Block("code", "\n".join(["```", *code, "```"]), start, last, page=page_no))
-        para, code = [], []
+        para, code, marks = [], [], []
     taken = -1  # the second line of a heading printed over two
     for k, line in enumerate(lines):
         line_no = k + 1
@@ -888,12 +893,16 @@ def _pdf_page(lines: list[str], page_no: int, label: str,
             end(line_no - 1)
         if not para:
             start = line_no
+        size = sum(map(len, para)) + len(para) - 1  # the length of " ".join(para)
         if para and _HYPHENATED.search(para[-1]) and st[:1].islower():
             para[-1] = para[-1][:-1] + st  # "connec-" + "tion": one word, as printed
+            marks.append((size - 1, page_no, line_no))
         elif para and _url_goes_on(para[-1], st):
             para[-1] += st  # "https://CRAN." + "R-project.org/": one address
+            marks.append((size, page_no, line_no))
         else:
             para.append(st)
+            marks.append((size + 1 if size > 0 else 0, page_no, line_no))
         # A line ending a sentence, followed by a capitalised line, ends a paragraph.
         nxt = lines[k + 1].strip() if k + 1 < len(lines) else ""
         if st.endswith((".", ":", "?", "!")) and not _url_goes_on(st, nxt) \
@@ -963,12 +972,14 @@ def _run_on(last: Block, first: Block) -> Block:
     first line on the one page to its last on the next."""
     a, b = last.text, first.text
     if _HYPHENATED.search(a) and b[:1].islower():
-        text = a[:-1] + b  # "connec-" + "tion"
+        text, shift = a[:-1] + b, len(a) - 1  # "connec-" + "tion"
     elif _url_goes_on(a, b):
-        text = a + b
+        text, shift = a + b, len(a)
     else:
-        text = f"{a} {b}"
-    return Block("para", text, last.start, first.end, page=last.page, end_page=first.page)
+        text, shift = f"{a} {b}", len(a) + 1
+    marks = None if last.marks is None or first.marks is None else \
+        last.marks + tuple((at + shift, page, line) for at, page, line in first.marks)
+    return Block("para", text, last.start, first.end, page=last.page, end_page=first.page, marks=marks)
 
 
 def _furniture(lines: list[str], label: str, page_no: int) -> set[int]:
