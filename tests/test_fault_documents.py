@@ -968,6 +968,47 @@ ASCIIDOC = """<html><head><title>git-stash(1)</title></head><body>
 """
 
 
+TEXT_MANUAL = """Backup guide
+============
+
+Backups run nightly.
+
+==============================
+*02.1*\tRestoring files\t\t*restore*
+
+Restores take an hour.
+
+DISCARDING CHANGES
+
+Use the revert command.
+
+# not a heading
+
+NOTE: KEEP A COPY.
+
+中文的标题
+
+See the list:
+- item one
+"""
+
+
+def test_a_plain_text_manuals_titles_are_headings(tmp_path):
+    # Vim's manual had no heading on any of its 372 chunks: a title under a rule, one underlined, one
+    # in capitals are what plain text has for headings ('#' there is text, as before).
+    doc = load(tmp_path, "guide.txt", TEXT_MANUAL)
+    assert [(b.kind, b.text, b.start, b.end, b.level) for b in doc.blocks] == [
+        ("heading", "Backup guide", 1, 2, 1), ("para", "Backups run nightly.", 4, 4, 0),
+        ("heading", "02.1 Restoring files", 6, 7, 1), ("para", "Restores take an hour.", 9, 9, 0),
+        ("heading", "DISCARDING CHANGES", 11, 11, 3), ("para", "Use the revert command.", 13, 13, 0),
+        ("para", "# not a heading", 15, 15, 0), ("para", "NOTE: KEEP A COPY.", 17, 17, 0),  # a sentence
+        ("para", "中文的标题", 19, 19, 0),  # no capitals in a script without case
+        ("para", "See the list:\n- item one", 21, 22, 0)]
+    assert [c.headings for c in chunker.chunk_document(doc, 200)][-1] == ("02.1 Restoring files", "DISCARDING CHANGES")
+    doc = load(tmp_path, "o.txt", "--------\nOverview\n--------\n\nText here.\n")  # over- and underlined
+    assert [(b.kind, b.text, b.start, b.end, b.level) for b in doc.blocks] == [
+        ("heading", "Overview", 1, 3, 2), ("para", "Text here.", 5, 5, 0)]
+
 MDBOOK = """<html><head><title>What is Ownership? - The Rust Programming Language</title></head><body>
 <div id="menu-bar"><h1 class="menu-title">The Rust Programming Language</h1></div>
 <main><h2 id="x"><a class="header" href="#x">What Is Ownership?</a></h2>

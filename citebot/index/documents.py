@@ -186,11 +186,14 @@ _TICKS = re.compile(r"`+")
 
 
 def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
-                   indented: frozenset[int] = frozenset()) -> list[Block]:
+                   indented: frozenset[int] = frozenset(),
+                   marked: Mapping[int, tuple[int, str, int]] | None = None) -> list[Block]:
     """Split Markdown lines into blocks; ``offset`` = lines before ``lines``;
     ``indented``: the lines of indented code blocks (``markdown.clean`` finds
     them), each block read as code under a fence of its own, so it is kept
-    whole like fenced code and quoted as code."""
+    whole like fenced code and quoted as code; ``marked``: headings found
+    otherwise, by their first line: (level, text, lines they take)."""
+    marked = marked or {}
     blocks: list[Block] = []
     i, n = 0, len(lines)
     para: list[str] = []
@@ -226,6 +229,12 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
             j = min(j, n - 1)  # an unclosed fence runs to the end of the file
             blocks.append(Block("code", "\n".join(lines[i:j + 1]), i + offset + 1, j + offset + 1))
             i = j + 1
+            continue
+        if i in marked:
+            flush(i)
+            level, text, taken = marked[i]
+            blocks.append(Block("heading", text, i + offset + 1, i + offset + taken, level=level))
+            i += taken
             continue
         h = _HEADING.match(line) if headings else None
         if h:
@@ -301,10 +310,70 @@ def load_markdown(path: Path, rel: str, data: bytes) -> Document:
 
 def load_text(path: Path, rel: str, data: bytes) -> Document:
     meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
-    # Plain text has no heading syntax: '#' lines are text, not structure.
-    blocks = parse_markdown(lines, skipped, headings=False)
+    # Plain text has no heading syntax: '#' lines are text, not structure; a title marked
+    # as plain text marks one (underlined, under a rule, in capitals) is a heading.
+    blocks = parse_markdown(lines, skipped, headings=False, marked=_text_headings(lines))
     first = next((line.strip() for line in lines if line.strip()), path.stem)
     return Document(rel, "", _finish_meta(meta, blocks, first, rel), blocks)
+
+
+# A line of one repeated mark: "=====", "-----", "~~~~~", "*****" under (or over) a title.
+_TEXT_RULE = re.compile(r"^\s*([=\-~*#^+])\1{2,}\s*$")
+_END_TAGS = re.compile(r"(?:\s+\*[^*\s]+\*)+\s*$")
+_HELP_TAG = re.compile(r"(?:^|\s)\*([^*\s]+)\*(?=\s|$)")  # "*02.1*", "*vim-start*": a help file's tags
+
+
+def _capitals(text: str) -> bool:
+    """Written in capitals: three cased letters at least, all of them upper
+    case (a line of Chinese, which has no case, is not)."""
+    cased = [c for c in text if c.lower() != c.upper()]
+    return len(cased) >= 3 and all(c.isupper() for c in cased)
+
+
+def _text_headings(lines: list[str]) -> dict[int, tuple[int, str, int]]:
+    """The headings of a plain text file, as its writer marked them: a short
+    line underlined with one repeated mark (= for level 1, - for 2, another
+    for 3; an overline too), a short line right under a long rule ("=====" /
+    "*02.1* Running Vim" in Vim's manual), or a short line in capitals after
+    a blank one ("DISCARDING CHANGES", a man page's "SYNOPSIS").  By first
+    line: (level, text, lines taken).  A sentence, a list item or a line
+    that ends in ":" is no title."""
+    out: dict[int, tuple[int, str, int]] = {}
+
+    def title(k: int) -> str | None:
+        if not 0 <= k < len(lines):
+            return None
+        # a help file's tags after the title are anchors ("Running Vim  *vim-start*"); one before, its number
+        text = " ".join(_HELP_TAG.sub(lambda m: " " + m.group(1), _END_TAGS.sub("", lines[k])).split())
+        if not text or _TEXT_RULE.match(lines[k]) or len(text.split()) > 12 or text.endswith((".", ",", ";", ":")) \
+                or _LIST_OR_QUOTE.match(text) or text.startswith("|"):
+            return None
+        return text
+
+    def blank(k: int) -> bool:
+        return k < 0 or k >= len(lines) or not lines[k].strip()
+
+    k = 0
+    while k < len(lines):
+        rule = _TEXT_RULE.match(lines[k])
+        nxt = _TEXT_RULE.match(lines[k + 1]) if k + 1 < len(lines) else None
+        level = {"=": 1, "-": 2}
+        if nxt and (text := title(k)) and blank(k - 1):  # "Title" over "====="
+            out[k] = (level.get(nxt.group(1), 3), text, 2)
+            k += 2
+        elif rule and (text := title(k + 1)) and k + 2 < len(lines) and _TEXT_RULE.match(lines[k + 2]) \
+                and lines[k + 2].strip()[0] == rule.group(1):  # "=====" / "Title" / "====="
+            out[k] = (level.get(rule.group(1), 3), text, 3)
+            k += 3
+        elif rule and len(lines[k].strip()) >= 10 and (text := title(k + 1)) and blank(k + 2):  # a rule, then a title
+            out[k] = (level.get(rule.group(1), 3), text, 2)
+            k += 2
+        elif blank(k - 1) and (text := title(k)) and len(text.split()) <= 8 and _capitals(text):
+            out[k] = (3, text, 1)
+            k += 1
+        else:
+            k += 1
+    return out
 
 
 _BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"),

@@ -88,7 +88,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # <title> that is the first heading of any level plus the site's name gives the heading, which is then no
 # heading of every chunk
 # 32: PDF: each piece of a paragraph too long for one chunk cites its own lines and page
-CHUNKER_VERSION = 32
+# 33: plain text: a title underlined (or over- and underlined) with one repeated mark, a short line under a
+# long rule, a short line in capitals after a blank one are headings
+CHUNKER_VERSION = 33
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
