@@ -912,6 +912,11 @@ def test_a_latex_manuals_headings_are_found_as_it_prints_them_and_its_index_is_n
         ("heading", "3 Creating document commands and environments", 3, 4), ("para", "Commands are made so.", 5, 5),
         ("heading", "4 Hints", 6, 6), ("para", "Some hints.", 7, 7),
         ("heading", "5 LATEX 2e notes", 8, 8), ("para", "Notes here.", 9, 9)]  # page 2, an index, is not read
+    # Words the text ran together read as the bookmark has them.
+    run = ["4 Preconstructingcommandnames(orotherwise", "expanding arguments)", "Text."]
+    doc = documents.load(tiny_pdf(tmp_path / "r.pdf", [run], outline=[
+        ("4 Preconstructing command names (or otherwise expanding arguments)", 0, [])]), "r.pdf")
+    assert doc.blocks[0].text == "4 Preconstructing command names (or otherwise expanding arguments)"
     # A numbered heading low on a page, with its number glued to a word above, is no footnote.
     low = ["Text with note4 here.", "More text.", "Even more.", "4 Interfaces for authors", "Body of four."]
     doc = documents.load(tiny_pdf(tmp_path / "h.pdf", [low], outline=[("4 Interfaces for authors", 0, [])]), "h.pdf")
@@ -1005,6 +1010,13 @@ def test_a_plain_text_manuals_titles_are_headings(tmp_path):
         ("para", "中文的标题", 19, 19, 0),  # no capitals in a script without case
         ("para", "See the list:\n- item one", 21, 22, 0)]
     assert [c.headings for c in chunker.chunk_document(doc, 200)][-1] == ("02.1 Restoring files", "DISCARDING CHANGES")
+    # The title stays the first line: a section's title is no document's (every citation of Vim's
+    # usr_08 read "08.1 Split a window"); an indented line in capitals is an example, not a title.
+    doc = load(tmp_path, "v.txt", "usr_08 For Vim 9.0\n\n==========\n*08.1*\tSplit a window\n\nText.\n\n"
+                                  "\tCTRL-W +\n\nMore text.\n")
+    assert doc.title == "usr_08 For Vim 9.0"
+    assert [(b.kind, b.text) for b in doc.blocks if b.kind == "heading"] == [("heading", "08.1 Split a window")]
+    assert [c.headings for c in chunker.chunk_document(doc, 200)] == [(), ("08.1 Split a window",)]
     doc = load(tmp_path, "o.txt", "--------\nOverview\n--------\n\nText here.\n")  # over- and underlined
     assert [(b.kind, b.text, b.start, b.end, b.level) for b in doc.blocks] == [
         ("heading", "Overview", 1, 3, 2), ("para", "Text here.", 5, 5, 0)]

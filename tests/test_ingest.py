@@ -296,7 +296,7 @@ def test_ingest_progress_into_a_log_is_a_plain_line_every_half_minute():
     now = [100.0]
     out = io.StringIO()
     p = progress_mod.Progress(stream=out, clock=lambda: now[0])
-    p.start(3)
+    p.start(3, tick=3600)  # (the ticker, tested below, kept out of this one's way)
     now[0] = 110.0
     p.file("a.md")  # 10 s in: a short ingest adds nothing
     assert out.getvalue() == ""
@@ -318,3 +318,25 @@ def test_ingest_progress_into_a_log_is_a_plain_line_every_half_minute():
     now[0] = 500.0
     q.file("c.md")
     assert quiet.getvalue() == ""
+
+
+
+def test_ingest_progress_into_a_log_keeps_time_while_a_batch_embeds():
+    # A batch of 256 embeddings takes 30-85 s here: drawn only when one ended, a log went quiet for minutes.
+    import io
+    import time
+
+    from citebot.index import progress as progress_mod
+    now = [0.0]
+    out = io.StringIO()
+    p = progress_mod.Progress(stream=out, clock=lambda: now[0])
+    p.start(1, tick=0.01)
+    p.embedding(256)
+    now[0] = 31.0  # nothing else happens: the ticker alone writes the line
+    for _ in range(200):
+        if out.getvalue():
+            break
+        time.sleep(0.01)
+    p.done()
+    assert out.getvalue().splitlines() == ["ingest: files 0/1 · chunks 0 · embedded 0/256"]
+    assert p._ticker is not None and not p._ticker.is_alive()  # done() stops it

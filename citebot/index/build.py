@@ -292,9 +292,11 @@ def ingest(folder: str | Path, cfg: Config, rebuild: bool = False, embedder=None
     progress = Progress(log)
     # Local: the index folder's lock.  milvus-lite lets one process open its
     # file (a second fails at once, with a message); a server has no lock here.
-    with lock.writer(_state_dir(cfg), wait=wait, log=progress.warn, other=another_index(cfg)):
-        report = _ingest(folder, cfg, rebuild, embedder, list(include), follow_links, progress)
-    progress.done()
+    try:
+        with lock.writer(_state_dir(cfg), wait=wait, log=progress.warn, other=another_index(cfg)):
+            report = _ingest(folder, cfg, rebuild, embedder, list(include), follow_links, progress)
+    finally:
+        progress.done()  # (its ticker stops, however the ingest ends)
     return report
 
 

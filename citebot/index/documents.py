@@ -314,7 +314,8 @@ def load_text(path: Path, rel: str, data: bytes) -> Document:
     # as plain text marks one (underlined, under a rule, in capitals) is a heading.
     blocks = parse_markdown(lines, skipped, headings=False, marked=_text_headings(lines))
     first = next((line.strip() for line in lines if line.strip()), path.stem)
-    return Document(rel, "", _finish_meta(meta, blocks, first, rel), blocks)
+    # The title is the first line, as before: a section's title is no document's ("08.1 Split a window").
+    return Document(rel, "", _finish_meta(meta, blocks, first, rel, headings=False), blocks)
 
 
 # A line of one repeated mark: "=====", "-----", "~~~~~", "*****" under (or over) a title.
@@ -368,7 +369,8 @@ def _text_headings(lines: list[str]) -> dict[int, tuple[int, str, int]]:
         elif rule and len(lines[k].strip()) >= 10 and (text := title(k + 1)) and blank(k + 2):  # a rule, then a title
             out[k] = (level.get(rule.group(1), 3), text, 2)
             k += 2
-        elif blank(k - 1) and (text := title(k)) and len(text.split()) <= 8 and _capitals(text):
+        elif blank(k - 1) and (text := title(k)) and len(text.split()) <= 8 and _capitals(text) \
+                and not lines[k][:1].isspace():  # (an indented "CTRL-W +" is an example, not a title)
             out[k] = (3, text, 1)
             k += 1
         else:
@@ -1082,7 +1084,9 @@ def _bookmarked(line: str, titles: list[tuple[int, str]]) -> tuple[int, str] | N
     for level, title in titles:
         want = _title_key(title)
         if want and key.startswith(want) and (key == want or (key[len(want):].isdigit() and len(key) - len(want) <= 2)):
-            return level, line[:len(line) - (len(key) - len(want))].rstrip()
+            printed = line[:len(line) - (len(key) - len(want))].rstrip()
+            # words the text run together ("Preconstructingcommandnames") read as the bookmark has them
+            return level, printed if printed.count(" ") >= title.count(" ") else title
     return None
 
 

@@ -90,7 +90,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 32: PDF: each piece of a paragraph too long for one chunk cites its own lines and page
 # 33: plain text: a title underlined (or over- and underlined) with one repeated mark, a short line under a
 # long rule, a short line in capitals after a blank one are headings
-CHUNKER_VERSION = 33
+# 34: plain text keeps its first line as the title and an indented line in capitals is no title; a PDF
+# heading whose printed words ran together reads as its bookmark
+CHUNKER_VERSION = 34
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
