@@ -108,6 +108,9 @@ def test_a_rebuild_keeps_the_vectors_the_same_model_made(tmp_path, cfg, counting
     # Reported against the index it replaced: one file changed, not every file added.
     assert (report.added, report.changed, report.removed, report.unchanged) == ([], ["returns.md"], [], 2)
     assert any("45 days" in c.text for c in chunks_of(cfg))
+    # ... and it says every file was read anew ("0 changed, 3 unchanged" read as nothing redone).
+    assert report.summary().endswith("; --rebuild read all 3 files anew with the current settings")
+    assert "anew" not in ingest(folder, cfg, embedder=counting).summary()  # an update re-reads no file
 
 
 def test_other_chunker_settings_are_refused(tmp_path, cfg, counting):

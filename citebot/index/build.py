@@ -60,13 +60,16 @@ class Report:
     written: bool = False  # False: nothing changed, the index was left as it was
     seconds: float = 0.0
     index_bytes: int = 0  # of the generation written (local only; 0: not measured)
+    rebuilt: int = 0  # --rebuild: the files read anew (the counts above compare with the replaced index)
 
     def summary(self) -> str:
         size = f", {self.index_bytes / 1024:.0f} KiB" if self.index_bytes else ""  # Milvus said "0 KiB"
         return (f"files: {len(self.added)} added, {len(self.changed)} changed, {len(self.removed)} removed, "
                 f"{self.unchanged} unchanged, {len(self.skipped)} skipped; chunks: {self.chunks} "
                 f"({self.embedded} embedded, {self.reused} reused); {self.seconds:.1f}s"
-                + size + ("" if self.written else "; nothing changed"))
+                + size + ("" if self.written else "; nothing changed")
+                # "0 changed, 5 unchanged" after --rebuild read as "nothing was redone" (three reviews)
+                + (f"; --rebuild read all {self.rebuilt} files anew with the current settings" if self.rebuilt else ""))
 
 
 UNSUPPORTED = "unsupported file type "
@@ -386,6 +389,8 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     progress.start(len(paths))
     chunks, sources = _read_folder(folder, cfg, prev, report, paths, progress)
     report.removed = sorted(set(prev.sources) - set(sources))
+    if rebuild:
+        report.rebuilt = len(sources)
     if rebuild and prev.before:  # read anew, but reported against the index it replaces ("0 removed" hid them)
         was = prev.before
         report.added = [r for r in sources if r not in was]
