@@ -1017,6 +1017,12 @@ def test_a_plain_text_manuals_titles_are_headings(tmp_path):
     assert doc.title == "usr_08 For Vim 9.0"
     assert [(b.kind, b.text) for b in doc.blocks if b.kind == "heading"] == [("heading", "08.1 Split a window")]
     assert [c.headings for c in chunker.chunk_document(doc, 200)] == [(), ("08.1 Split a window",)]
+    # A line that opens with "|" is a table row only when it closes with one (Vim's links cut sentences).
+    doc = load(tmp_path, "l.txt", "See the list in\n|usr_30.txt|, for information.\n\n| a | b |\n| 1 | 2 |\n"
+                                  "|x.txt|, for more.\n")
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("para", "See the list in\n|usr_30.txt|, for information."), ("table", "| a | b |\n| 1 | 2 |"),
+        ("para", "|x.txt|, for more.")]
     doc = load(tmp_path, "o.txt", "--------\nOverview\n--------\n\nText here.\n")  # over- and underlined
     assert [(b.kind, b.text, b.start, b.end, b.level) for b in doc.blocks] == [
         ("heading", "Overview", 1, 3, 2), ("para", "Text here.", 5, 5, 0)]

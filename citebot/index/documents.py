@@ -192,7 +192,9 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
     ``indented``: the lines of indented code blocks (``markdown.clean`` finds
     them), each block read as code under a fence of its own, so it is kept
     whole like fenced code and quoted as code; ``marked``: headings found
-    otherwise, by their first line: (level, text, lines they take)."""
+    otherwise, by their first line: (level, text, lines they take);
+    ``headings`` false: plain text, where "#" opens no heading and a table's
+    rows close with "|" as they open."""
     marked = marked or {}
     blocks: list[Block] = []
     i, n = 0, len(lines)
@@ -250,10 +252,12 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
             para = []
             i += 1
             continue
-        if line.lstrip().startswith("|"):
+        # (In plain text a table's rows close with "|" too: Vim's "|usr_30.txt|, for information"
+        # and "|02.1|  Running Vim" lines are text, and were read as rows that cut sentences in two.)
+        if line.lstrip().startswith("|") and (headings or line.rstrip().endswith("|")):
             flush(i)
             j = i
-            while j < n and lines[j].lstrip().startswith("|"):
+            while j < n and lines[j].lstrip().startswith("|") and (headings or lines[j].rstrip().endswith("|")):
                 j += 1
             blocks.append(Block("table", "\n".join(line.strip() for line in lines[i:j]), i + offset + 1, j + offset))
             i = j
