@@ -324,6 +324,7 @@ def load_text(path: Path, rel: str, data: bytes) -> Document:
 
 # A line of one repeated mark: "=====", "-----", "~~~~~", "*****" under (or over) a title.
 _TEXT_RULE = re.compile(r"^\s*([=\-~*#^+])\1{2,}\s*$")
+_RULE_LEVEL = {"=": 1, "-": 2}  # any other mark: 3
 _END_TAGS = re.compile(r"(?:\s+\*[^*\s]+\*)+\s*$")
 _HELP_TAG = re.compile(r"(?:^|\s)\*([^*\s]+)\*(?=\s|$)")  # "*02.1*", "*vim-start*": a help file's tags
 
@@ -362,16 +363,15 @@ def _text_headings(lines: list[str]) -> dict[int, tuple[int, str, int]]:
     while k < len(lines):
         rule = _TEXT_RULE.match(lines[k])
         nxt = _TEXT_RULE.match(lines[k + 1]) if k + 1 < len(lines) else None
-        level = {"=": 1, "-": 2}
         if nxt and (text := title(k)) and blank(k - 1):  # "Title" over "====="
-            out[k] = (level.get(nxt.group(1), 3), text, 2)
+            out[k] = (_RULE_LEVEL.get(nxt.group(1), 3), text, 2)
             k += 2
         elif rule and (text := title(k + 1)) and k + 2 < len(lines) and _TEXT_RULE.match(lines[k + 2]) \
                 and lines[k + 2].strip()[0] == rule.group(1):  # "=====" / "Title" / "====="
-            out[k] = (level.get(rule.group(1), 3), text, 3)
+            out[k] = (_RULE_LEVEL.get(rule.group(1), 3), text, 3)
             k += 3
         elif rule and len(lines[k].strip()) >= 10 and (text := title(k + 1)) and blank(k + 2):  # a rule, then a title
-            out[k] = (level.get(rule.group(1), 3), text, 2)
+            out[k] = (_RULE_LEVEL.get(rule.group(1), 3), text, 2)
             k += 2
         elif blank(k - 1) and (text := title(k)) and len(text.split()) <= 8 and _capitals(text) \
                 and not lines[k][:1].isspace():  # (an indented "CTRL-W +" is an example, not a title)
@@ -923,19 +923,18 @@ def _pdf_page(lines: list[str], page_no: int, label: str,
         return [], []  # a back-of-book index without leaders ("\\intertext, 10, 11, 33")
     lines, notes = _footnotes(lines, text_lines, page_no, titles)
     blocks: list[Block] = []
-    para: list[str] = []
+    para = ""
     code: list[str] = []
     start = 1
-
     marks: list[tuple[int, int, int]] = []  # where each line of the paragraph begins in its text
 
     def end(last: int) -> None:
         nonlocal para, code, marks
         if para:
-            blocks.append(Block("para", " ".join(para), start, last, page=page_no, marks=tuple(marks)))
+            blocks.append(Block("para", para, start, last, page=page_no, marks=tuple(marks)))
         if code:
             blocks.append(Block("code", "\n".join(["```", *code, "```"]), start, last, page=page_no))
-        para, code, marks = [], [], []
+        para, code, marks = "", [], []
     taken = -1  # the second line of a heading printed over two
     for k, line in enumerate(lines):
         line_no = k + 1
@@ -968,16 +967,8 @@ def _pdf_page(lines: list[str], page_no: int, label: str,
             end(line_no - 1)
         if not para:
             start = line_no
-        size = sum(map(len, para)) + len(para) - 1  # the length of " ".join(para)
-        if para and _HYPHENATED.search(para[-1]) and st[:1].islower():
-            para[-1] = para[-1][:-1] + st  # "connec-" + "tion": one word, as printed
-            marks.append((size - 1, page_no, line_no))
-        elif para and _url_goes_on(para[-1], st):
-            para[-1] += st  # "https://CRAN." + "R-project.org/": one address
-            marks.append((size, page_no, line_no))
-        else:
-            para.append(st)
-            marks.append((size + 1 if size > 0 else 0, page_no, line_no))
+        para = _joined(para, st) if para else st
+        marks.append((len(para) - len(st), page_no, line_no))
         # A line ending a sentence, followed by a capitalised line, ends a paragraph.
         nxt = lines[k + 1].strip() if k + 1 < len(lines) else ""
         if st.endswith((".", ":", "?", "!")) and not _url_goes_on(st, nxt) \
@@ -1023,8 +1014,7 @@ def _footnotes(lines: list[str], text_lines: list[int], page_no: int,
             body = [j for j in range(a, b) if j in filled]
             number, text = _NOTE.match(lines[a]).groups()  # type: ignore[union-attr]
             for j in body[1:]:
-                part = lines[j].strip()
-                text = text[:-1] + part if _HYPHENATED.search(text) and part[:1].islower() else f"{text} {part}"
+                text = _join_lines(text, lines[j].strip())
             notes.append(Block("para", f"Footnote {number}: {text}", a + 1, body[-1] + 1, page=page_no))
         return kept.split("\n"), notes
     return lines, []
@@ -1045,13 +1035,8 @@ def _runs_on(last: Block, first: Block) -> bool:
 def _run_on(last: Block, first: Block) -> Block:
     """One paragraph from the two halves a page break cut, citing from its
     first line on the one page to its last on the next."""
-    a, b = last.text, first.text
-    if _HYPHENATED.search(a) and b[:1].islower():
-        text, shift = a[:-1] + b, len(a) - 1  # "connec-" + "tion"
-    elif _url_goes_on(a, b):
-        text, shift = a + b, len(a)
-    else:
-        text, shift = f"{a} {b}", len(a) + 1
+    text = _joined(last.text, first.text)
+    shift = len(text) - len(first.text)
     marks = None if last.marks is None or first.marks is None else \
         last.marks + tuple((at + shift, page, line) for at, page, line in first.marks)
     return Block("para", text, last.start, first.end, page=last.page, end_page=first.page, marks=marks)
@@ -1105,8 +1090,18 @@ def _title_key(title: str) -> str:
 
 
 def _join_lines(line: str, nxt: str) -> str:
-    """Two lines of a title as one ("environ-" + "ments")."""
+    """Two lines of a title or a footnote as one ("environ-" + "ments")."""
     return line[:-1] + nxt if _HYPHENATED.search(line) and nxt[:1].islower() else f"{line} {nxt}"
+
+
+def _joined(text: str, nxt: str) -> str:
+    """A paragraph's text and its next line as the page shows them: a word
+    broken at the line's end is one word ("connec-" + "tion"), an address
+    broken there one address ("https://CRAN." + "R-project.org/"), else a
+    space between."""
+    if _url_goes_on(text, nxt) and not (_HYPHENATED.search(text) and nxt[:1].islower()):
+        return text + nxt
+    return _join_lines(text, nxt)
 
 
 def _page_labels(reader, n: int) -> list[str]:
@@ -1174,11 +1169,6 @@ _HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word broken at the line's end
 _URL_BROKEN = re.compile(r"https?://(?:\S*[/.\-_])?$")  # an address broken at the line's end ...
 _URL_REST = re.compile(r"\S*[/.\-_?=#&%~]")  # ... goes on with a word that reads as one ("R-project.org/")
 
-
-def _url_goes_on(line: str, nxt: str) -> bool:
-    """Whether ``nxt`` goes on with the address ``line`` ends in: "…/pub/MASS4/."
-    before "Please always use" ends a sentence, and the two read as two words."""
-    return _URL_BROKEN.search(line) is not None and _URL_REST.match(nxt) is not None
 _INDEX_ENTRY = re.compile(r",\s*(?:\d+|[ivxlc]+)(?:\s*[–-]\s*\d+)?(?:\s*,\s*\d+(?:\s*[–-]\s*\d+)?)*\s*$")
 # What a PDF's text holds for what its page shows: ligatures as their letters ("speciﬁed" was
 # quoted so), control characters (a math font's \x00) as nothing.
@@ -1191,6 +1181,12 @@ _SECTION_NO = re.compile(r"(?:(?:\d+|[A-Z])(?:\.\d+)*\.?)?")  # "", "1.7", "A.2"
 # A console prompt before code: not "> Thanks" (a quoted mail) nor "$ 5 a month" (a price).
 _PROMPT = re.compile(r"(?:>>>|R>|>)\s(?=[^\sA-Z])|\$\s(?=[A-Za-z./~])")
 _CONTINUED = re.compile(r"(?:\+|\.\.\.)\s")
+
+
+def _url_goes_on(line: str, nxt: str) -> bool:
+    """Whether ``nxt`` goes on with the address ``line`` ends in: "…/pub/MASS4/."
+    before "Please always use" ends a sentence, and the two read as two words."""
+    return _URL_BROKEN.search(line) is not None and _URL_REST.match(nxt) is not None
 
 
 @contextlib.contextmanager
