@@ -1072,3 +1072,42 @@ def test_docbook_and_asciidoc_pages_read_as_their_content(tmp_path):
     page = f"<html><body><p>Intro.</p>\n<table><tr><th>Name</th><th>Size</th></tr>{rows}</table>\n<p>After.</p></body></html>"
     pieces = [c for c in chunker.chunk_document(load(tmp_path, "big.html", page), 120) if "| Name |" in c.text]
     assert len(pieces) > 2 and all(c.start <= 2 <= c.end <= 3 for c in pieces)
+
+
+def test_an_unclosed_paragraph_ends_at_the_next_block_as_a_browser_ends_it(tmp_path):
+    # SQLite's pages never close <p>: html.parser nested the rest of the page in the first one,
+    # headings and code read as one run-on paragraph cited "lines 308-2107".
+    page = ("<html><body>\n<h1>Mini page</h1>\n<p>Intro never closed.\n<h2>Saving</h2>\n"
+            "<pre>int main(){\n  return 0;\n}</pre>\n<p>Closing text.\n</body></html>")
+    doc = load(tmp_path, "a.html", page)
+    assert [(b.kind, b.text, b.start) for b in doc.blocks] == [
+        ("heading", "Mini page", 2), ("para", "Intro never closed.", 3), ("heading", "Saving", 4),
+        ("code", "```\nint main(){\n  return 0;\n}\n```", 5), ("para", "Closing text.", 8)]
+
+
+def test_what_a_browser_does_not_show_as_text_is_not_read(tmp_path):
+    page = ('<html><body><p>The pager spills dirty pages.</p>'
+            '<h _id=pragma_cache_spill style="display: none"> PRAGMA cache_spill</h>'
+            '<p>Syntax: <button onclick="toggle()">show</button></p><div hidden>Old menu</div>'
+            '<p>Press <button>Return</button> to start.</p></body></html>')
+    assert [b.text for b in load(tmp_path, "a.html", page).blocks] == [
+        "The pager spills dirty pages.", "Syntax:", "Press Return to start."]
+
+
+def test_a_box_of_nothing_but_links_is_a_menu_and_a_few_links_in_text_are_read(tmp_path):
+    menu = "".join(f'<li><a href="p{i}.html">Page {i}</a></li>' for i in range(5))
+    page = (f'<html><body><ul class="menu">{menu}</ul>'
+            '<ul><li><a href="a.html">Install</a> the package first.</li>'
+            + "".join(f'<li><a href="s{i}.html">Step {i}</a></li>' for i in range(4)) + '</ul>'
+            '<p>See <a href="a">A</a>, <a href="b">B</a>, <a href="c">C</a>, <a href="d">D</a>.</p></body></html>')
+    text = [b.text for b in load(tmp_path, "a.html", page).blocks]
+    assert not any("Page" in t for t in text)
+    assert text == ["- Install the package first.\n- Step 0\n- Step 1\n- Step 2\n- Step 3", "See A, B, C, D."]
+
+
+def test_an_item_that_goes_on_after_its_own_list_is_read_in_order(tmp_path):
+    page = ("<html><body><ol><li><p>The datatype must be one of:</p><ul><li>INT</li><li>TEXT</li></ul>"
+            "<p>No other names are allowed.</p></li><li>Second rule.</li></ol></body></html>")
+    text = "\n".join(b.text for b in load(tmp_path, "a.html", page).blocks)
+    assert text.index("must be one of:") < text.index("- INT") < text.index("- TEXT") \
+        < text.index("No other names") < text.index("2. Second rule.")

@@ -590,6 +590,17 @@ def _html_table(tag, start: int, end: int) -> Block | None:
     return Block("table", "\n".join(lines), start, end)
 
 
+def _text_after_list(li) -> bool:
+    """Whether an item goes on after a list of its own ("must be one of: - INT
+    - TEXT. No other names are allowed."): read as one line, its later text
+    came before the list it follows."""
+    from bs4 import Tag
+
+    nested = _nested_lists(li)
+    return bool(nested) and any(isinstance(t, Tag) and t.get_text().strip() or not isinstance(t, Tag) and t.strip()
+                                for t in nested[0].next_siblings)
+
+
 def _nested_lists(li) -> list:
     """The lists inside ``li`` that belong to it (in a <div> or <p> of it too), not to a deeper item."""
     return [u for u in li.find_all(["ul", "ol"]) if u.find_parent(["li", "ul", "ol"]) is li]
@@ -634,7 +645,8 @@ def _html_blocks(root) -> list[Block]:
             if isinstance(child, Tag):
                 if child.name == "table" and _layout(child):
                     walk_layout(child)  # its cells' blocks, in reading order
-                elif child.name in ("li", "dd") and child.find("pre") is not None and id(child) not in joined:
+                elif child.name in ("li", "dd") and id(child) not in joined and (
+                        child.find("pre") is not None or _text_after_list(child)):
                     # An item or definition that shows code: its paragraphs and code blocks are
                     # blocks of their own (read as one line, ">>> sorted(students, key=...)" became prose).
                     flush()
@@ -727,8 +739,11 @@ def load_html(path: Path, rel: str, data: bytes) -> Document:
     # to an editor, not to the parser (every chunk cited line 1).
     front, lines, skipped = split_front_matter(text)
     text = "\n" * skipped + "\n".join(lines)
-    soup = BeautifulSoup(text, "html.parser", on_duplicate_attribute=_keep_first)
-    meta = _html_meta(soup)
+    # Metadata is read as written (a <meta> giving an attribute twice fails closed: html5lib would
+    # keep the first silently); the page itself by HTML5's rules, which end an unclosed <p> at the
+    # next block (html.parser nested the rest of SQLite's pragma page in one <p>: 77 chunks of run-on text).
+    meta = _html_meta(BeautifulSoup(text, "html.parser", on_duplicate_attribute=_keep_first))
+    soup = BeautifulSoup(text, "html5lib")
     twice = sorted(set(front) & set(meta) & {"status", "audience", "tenant"})
     if twice:
         raise UnreadableDocument(f"{twice[0]} is given both in the front matter and in a <meta> tag; keep one")
@@ -743,6 +758,7 @@ def load_html(path: Path, rel: str, data: bytes) -> Document:
     chrome += soup.find_all(role=list(_CHROME_ROLES))
     chrome += soup.find_all("a", class_=list(_PERMALINKS))
     chrome += soup.find_all("div", class_=list(_CHROME_CLASSES)) + soup.find_all(id=list(_CHROME_IDS))
+    chrome += [t for t in soup.find_all(True) if _unshown(t) or _link_list(t)]
     for tag in soup.find_all(_BOILERPLATE) + chrome:
         if tag.parent is not None:  # not inside one replaced already
             tag.replace_with("\n" * str(tag).count("\n"))
@@ -763,6 +779,40 @@ def load_html(path: Path, rel: str, data: bytes) -> Document:
             meta["title"] = h
             break
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
+
+
+_DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.I)
+
+
+def _unshown(tag) -> bool:
+    """What a browser does not show as text: ``hidden``, ``style="display:none"``
+    (SQLite's ``<h _id=pragma_cache_spill style="display:none">`` ran into the
+    paragraph before it as "... if it wants. PRAGMA cache_spill"), a control."""
+    return tag.has_attr("hidden") or bool(_DISPLAY_NONE.search(str(tag.get("style") or ""))) or _control(tag)
+
+
+def _control(tag) -> bool:
+    """A button that runs a script: its label is an action ("show", "hide" over
+    SQLite's syntax diagrams), not text of the page (a button named in a
+    sentence, "Press <button>Return</button>", is read)."""
+    return tag.name == "button" and tag.has_attr("onclick")
+
+
+LINK_LIST = 5  # links at least, ...
+LINK_SHARE = 0.9  # ... holding this share of the text: a menu or a table of contents
+
+
+def _link_list(tag) -> bool:
+    """A list or box of nothing but links: a site menu or a table of contents
+    without the markup that names one (SQLite's pages open with both, and
+    their "Home Menu About Documentation Download ..." was a chunk of every page)."""
+    if tag.name not in ("ul", "ol", "div", "table"):
+        return False
+    links = tag.find_all("a", href=True)
+    if len(links) < LINK_LIST:
+        return False
+    text = len("".join(tag.get_text().split()))
+    return text > 0 and sum(len("".join(a.get_text().split())) for a in links) >= LINK_SHARE * text
 
 
 def _superscripts(soup) -> None:
