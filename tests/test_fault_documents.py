@@ -1089,9 +1089,12 @@ def test_what_a_browser_does_not_show_as_text_is_not_read(tmp_path):
     page = ('<html><body><p>The pager spills dirty pages.</p>'
             '<h _id=pragma_cache_spill style="display: none"> PRAGMA cache_spill</h>'
             '<p>Syntax: <button onclick="toggle()">show</button></p><div hidden>Old menu</div>'
-            '<p>Press <button>Return</button> to start.</p></body></html>')
+            '<p>Press <button>Return</button> to start.</p>'
+            '<div role="tabpanel" hidden>pip install x</div><div style="display:none"><p>Linux: run it.</p></div>'
+            '</body></html>')
+    # a hidden panel (a tab, an accordion) is read: a click shows it
     assert [b.text for b in load(tmp_path, "a.html", page).blocks] == [
-        "The pager spills dirty pages.", "Syntax:", "Press Return to start."]
+        "The pager spills dirty pages.", "Syntax:", "Press Return to start.", "pip install x", "Linux: run it."]
 
 
 def test_a_box_of_nothing_but_links_is_a_menu_and_a_few_links_in_text_are_read(tmp_path):

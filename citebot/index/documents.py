@@ -1,4 +1,4 @@
-"""Read documents (Markdown, text, HTML, PDF) into titled blocks with metadata.
+"""Read documents (Markdown, text, HTML, PDF, AsciiDoc) into titled blocks with metadata.
 
 Each loader returns a ``Document``: metadata from front matter (or HTML meta
 tags) and a list of ``Block``s — headings, paragraphs, tables, code — each
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citebot.index import markdown, metadata
+from citebot.index import asciidoc, markdown, metadata
 from citebot.index.metadata import UnreadableDocument
 
 # pypdf logs every oddity of a damaged file; we report one line per file instead.
@@ -32,7 +32,7 @@ _PYPDF.setLevel(logging.ERROR)
 _PYPDF.addHandler(logging.NullHandler())
 _PYPDF.propagate = False
 
-SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
+SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf", *asciidoc.SUFFIXES)
 split_front_matter = metadata.split_front_matter
 
 
@@ -312,8 +312,22 @@ def load_markdown(path: Path, rel: str, data: bytes) -> Document:
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
 
 
+def load_asciidoc(path: Path, rel: str, data: bytes) -> Document:
+    meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
+    return _asciidoc(path, rel, meta, lines, skipped)
+
+
+def _asciidoc(path: Path, rel: str, meta: dict, lines: list[str], skipped: int) -> Document:
+    code: list[int] = []
+    cleaned = markdown.clean(asciidoc.to_markdown(lines), code)
+    blocks = parse_markdown(cleaned, skipped, indented=frozenset(code))
+    return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
+
+
 def load_text(path: Path, rel: str, data: bytes) -> Document:
     meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
+    if asciidoc.looks_like(lines):  # Git's manual pages: AsciiDoc named .txt
+        return _asciidoc(path, rel, meta, lines, skipped)
     # Plain text has no heading syntax: '#' lines are text, not structure; a title marked
     # as plain text marks one (underlined, under a rule, in capitals) is a heading.
     blocks = parse_markdown(lines, skipped, headings=False, marked=_text_headings(lines))
@@ -785,10 +799,16 @@ _DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.I)
 
 
 def _unshown(tag) -> bool:
-    """What a browser does not show as text: ``hidden``, ``style="display:none"``
-    (SQLite's ``<h _id=pragma_cache_spill style="display:none">`` ran into the
-    paragraph before it as "... if it wants. PRAGMA cache_spill"), a control."""
-    return tag.has_attr("hidden") or bool(_DISPLAY_NONE.search(str(tag.get("style") or ""))) or _control(tag)
+    """A label a browser never shows (``hidden``, ``style="display:none"``):
+    SQLite's ``<h _id=pragma_cache_spill style="display:none">`` ran into the
+    paragraph before it as "... if it wants. PRAGMA cache_spill"; or a control.
+    A hidden panel, a box with blocks of its own or more than a line of text,
+    is read: tabs and accordions show it on a click (fastapi-docs' tabs)."""
+    if _control(tag):
+        return True
+    if not (tag.has_attr("hidden") or _DISPLAY_NONE.search(str(tag.get("style") or ""))):
+        return False
+    return tag.get("role") != "tabpanel" and tag.find(_SPACED) is None and len(tag.get_text().strip()) <= 80
 
 
 def _control(tag) -> bool:
@@ -1274,7 +1294,7 @@ def _pdf_meta(info: dict) -> dict:
 
 
 LOADERS = {".md": load_markdown, ".markdown": load_markdown, ".txt": load_text,
-           ".html": load_html, ".htm": load_html, ".pdf": load_pdf}
+           ".html": load_html, ".htm": load_html, ".pdf": load_pdf, **dict.fromkeys(asciidoc.SUFFIXES, load_asciidoc)}
 
 
 def load(path: Path, rel: str, data: bytes | None = None) -> Document:

@@ -1,0 +1,221 @@
+"""AsciiDoc read as the Markdown it renders like, one line for one line (so
+citations keep pointing at the source lines), for the Markdown reader.
+
+Git's manual pages and many projects' docs are AsciiDoc, often named ``.txt``:
+read as plain text, a ``----`` listing's one-line command became a heading and
+left the text, ``-n::`` terms ended one chunk with their meaning in the next,
+and quotes read "see linkgit:git-config[1]".
+
+* titles: ``== Options`` and two-line ``Options`` / ``-------`` (``=``, ``-``,
+  ``~``, ``^``, ``+`` for levels 1-5) -> ``## Options``
+* delimited blocks: ``----`` listing and ``....`` literal -> a code fence
+  (``[source,sh]`` above one names its language); a comment block ``////``
+  and ``//`` lines -> dropped; other delimiters (``====``, ``****``,
+  ``____``, ``--``, ``++++``, ``|===``) -> dropped, their text kept
+* a literal paragraph (indented, after a blank line, outside a list) -> code
+* definition lists: ``-n::`` ``--dry-run::`` then the meaning -> one item,
+  ``- -n, --dry-run: Don't actually remove anything ...``; a ``+`` line that
+  attaches the next block -> dropped
+* ``[NOTE]`` over a paragraph or block -> "Note: ..." (``NOTE: text`` reads so already);
+  other block attribute lines, ``:attribute: value``, ``include::``,
+  ``ifdef::``/``endif::`` -> dropped; ``.Title`` over a block -> "Title:"
+* lists: ``*``/``**`` and ``.``/``..`` items -> Markdown items, nested
+* inline: ``linkgit:git-config[1]`` -> ``git-config(1)``, ``link:url[text]``
+  and ``url[text]`` -> text, ``<<id,text>>`` -> text, ``{litdd}`` -> ``--``,
+  ``'git clean'`` (old-style emphasis) -> git clean, a hard break's `` +`` -> dropped
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+SUFFIXES = (".adoc", ".asciidoc", ".asc")
+
+_UNDERLINE = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
+_UNDER = re.compile(r"^([=\-~^+])\1+\s*$")
+_ATX = re.compile(r"^(={1,6})\s+(\S.*?)(?:\s+=+)?\s*$")
+_DELIMITER = re.compile(r"^(-{4,}|\.{4,}|/{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|--|\|={3,})\s*$")
+_CODE = ("-", ".")  # listing and literal delimiters: their lines are code
+_COMMENT_LINE = re.compile(r"^//(?!/)")
+_ATTRIBUTE_ENTRY = re.compile(r"^:!?[\w-]+!?:(?:\s.*)?$")
+_DIRECTIVE = re.compile(r"^(?:include|ifdef|ifndef|ifeval|endif|toc)::.*\]\s*$")
+_BLOCK_ATTRIBUTES = re.compile(r"^\[(?:[^\[\]]|\[[^\]]*\])*\]\s*$")
+_ADMONITION_STYLE = re.compile(r"^\[(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*$")
+_SOURCE_STYLE = re.compile(r"^\[(?:source|listing)(?:,\s*([\w+#.-]+))?[^\]]*\]\s*$")
+_BLOCK_TITLE = re.compile(r"^\.([^\s.].*)$")
+_DLIST = re.compile(r"^(\S.*?)(?<!:)(:{2,4}|;;)(?:\s+(.*))?$")
+_LIST = re.compile(r"^\s*(\*{1,5}|-|\.{1,5})\s+(\S.*)$")
+_CONTINUATION = re.compile(r"^\+\s*$")
+_INLINE: list[tuple[re.Pattern, str | Callable[[re.Match], str]]] = [
+    (re.compile(r"linkgit:([\w.-]+)\[(\d+)\]"), r"\1(\2)"),
+    (re.compile(r"\b(?:link|xref):([^\s\[]+)\[([^\]]*)\]"), lambda m: m.group(2) or m.group(1)),
+    (re.compile(r"\b((?:https?|ftp)://[^\s\[]+)\[([^\]]*)\]"), lambda m: m.group(2) or m.group(1)),
+    (re.compile(r"<<[^,>]+,\s*([^>]+)>>"), r"\1"),
+    (re.compile(r"<<([^,>]+)>>"), r"\1"),
+    (re.compile(r"\b(?:kbd|btn|menu):\[([^\]]*)\]"), r"\1"),
+    (re.compile(r"\bfootnote:\[([^\]]*)\]"), r" (\1)"),
+    (re.compile(r"\{litdd\}"), "--"),
+    (re.compile(r"\{nbsp\}"), " "),
+    (re.compile(r"\{(?:empty|zwsp)\}"), ""),
+    (re.compile(r"`\+(.+?)\+`"), r"`\1`"),  # a literal passthrough in a code span
+    (re.compile(r"(?<![\w'`])'([^'\s`](?:[^'`]*?[^'\s`])?)'(?![\w'])"), r"\1"),  # old-style 'emphasis'
+    (re.compile(r"\s\+$"), ""),  # a hard line break
+]
+
+
+def looks_like(lines: Sequence[str]) -> bool:
+    """Whether a ``.txt`` file is AsciiDoc: two kinds of its markup at least
+    (definition-list terms, macros such as ``linkgit:`` or ``include::``,
+    block attribute lines, delimited listings, ``= Title``), one of them a
+    macro, an attribute line or the title, which plain text, a Vim help file
+    or reStructuredText does not write."""
+    kinds = set()
+    terms = 0
+    for i, line in enumerate(lines[:3000]):
+        if _DLIST.match(line) and line.rstrip().endswith(("::", ";;")) and not line.startswith((" ", "\t")):
+            terms += 1
+        if re.search(r"\b(?:linkgit|link|xref|image|include|ifdef|ifndef|endif):{1,2}\S*\[", line):
+            kinds.add("macro")
+        if _ADMONITION_STYLE.match(line) or _SOURCE_STYLE.match(line) or line.strip() in ("[verse]", "[literal]"):
+            kinds.add("attributes")
+        if re.match(r"^(?:-{4,}|\.{4,})\s*$", line) and (i == 0 or not lines[i - 1].strip()):
+            kinds.add("delimited")
+        if i == 0 and _ATX.match(line) and line.startswith("= "):
+            kinds.add("title")
+    if terms >= 2:
+        kinds.add("terms")
+    # (reStructuredText has "::" and rules too: one kind at least is AsciiDoc's alone)
+    return len(kinds) >= 2 and bool(kinds & {"macro", "attributes", "title"})
+
+
+def _inline(text: str) -> str:
+    for pattern, repl in _INLINE:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _title_underline(lines: Sequence[str], i: int) -> int | None:
+    """The level of a two-line title whose text is line i (its underline is
+    line i + 1, about as long as the text), else None."""
+    if i + 1 >= len(lines):
+        return None
+    text, under = lines[i].rstrip(), lines[i + 1].rstrip()
+    m = _UNDER.match(under)
+    if not m or not text or text[0] in " \t[.*+/" or _DELIMITER.match(text) or _DLIST.match(text):
+        return None
+    return _UNDERLINE[m.group(1)] if abs(len(text) - len(under)) <= 2 and len(under) >= 2 else None
+
+
+def to_markdown(lines: Sequence[str]) -> list[str]:
+    """The Markdown lines an AsciiDoc file reads as, one for each of its lines."""
+    out: list[str] = []
+    block: str | None = None  # the open delimiter
+    note: str | None = None  # an admonition style waiting for its text
+    lang = ""  # a [source,lang] waiting for its listing
+    terms: list[str] = []  # definition terms waiting for their meaning
+    in_item = False  # inside a list item or a definition's meaning (indented lines are its text)
+    prev_blank = True
+    i = 0
+    while i < len(lines):
+        raw = lines[i].rstrip("\n")
+        line = raw.rstrip()
+        if block is not None:  # inside a delimited block
+            if line == block:
+                out.append("```" if block[0] in _CODE else "")
+                block = None
+            elif block[0] == "/":
+                out.append("")
+            elif block[0] in _CODE:
+                out.append(raw)
+            else:
+                text = _inline(raw)
+                if note and text.strip():  # [NOTE] over an example block: its first line says so
+                    text, note = f"{note.title()}: {text.strip()}", None
+                out.append(text)
+            i += 1
+            prev_blank = False
+            continue
+        if not line:
+            out.append("")
+            if terms:  # a term whose meaning is a later block: say it alone
+                out[-1] = f"- {', '.join(terms)}:"
+                terms = []
+            i += 1
+            prev_blank = True
+            in_item = in_item and i < len(lines) and lines[i][:1] in (" ", "\t", "+")
+            continue
+        level = _title_underline(lines, i)
+        if level is not None:
+            out += [f"{'#' * level} {_inline(line)}", ""]
+            i += 2
+            in_item, prev_blank = False, True
+            continue
+        d = _DELIMITER.match(line)
+        if d:
+            block = line
+            out.append(f"```{lang}" if block[0] in _CODE else "")
+            lang = ""
+            i += 1
+            prev_blank = False
+            continue
+        if _COMMENT_LINE.match(line) or _ATTRIBUTE_ENTRY.match(line) or _DIRECTIVE.match(line) \
+                or _CONTINUATION.match(line) or line.startswith("[["):
+            out.append("")
+            i += 1
+            continue
+        if _BLOCK_ATTRIBUTES.match(line):
+            a, s = _ADMONITION_STYLE.match(line), _SOURCE_STYLE.match(line)
+            note = a.group(1) if a else note
+            lang = (s.group(1) or "") if s else lang
+            out.append("")
+            i += 1
+            continue
+        t = _BLOCK_TITLE.match(line)
+        if t and not line.startswith(".."):
+            title = _inline(t.group(1).strip())
+            out.append(title if title.endswith((":", ".", "?", "!")) else f"{title}:")
+            i += 1
+            prev_blank = True  # what follows is a block of its own
+            continue
+        atx = _ATX.match(line)
+        if atx:
+            out.append(f"{'#' * len(atx.group(1))} {_inline(atx.group(2))}")
+            i += 1
+            in_item, prev_blank = False, False
+            continue
+        dl = _DLIST.match(line) if not raw[:1].isspace() else None
+        if dl and not _LIST.match(line):
+            term, meaning = _inline(dl.group(1).strip()), dl.group(3)
+            if meaning:
+                out.append(f"- {', '.join([*terms, term])}: {_inline(meaning.strip())}")
+                terms = []
+            else:
+                out.append("")  # the term is said with the meaning it waits for
+                terms.append(term)
+            in_item, prev_blank = True, False
+            i += 1
+            continue
+        lst = _LIST.match(line)
+        if lst:
+            mark, text = lst.group(1), _inline(lst.group(2))
+            depth = len(mark) - 1 if mark[0] in "*." else 0
+            bullet = "1." if mark[0] == "." else "-"
+            out.append(f"{'  ' * depth}{bullet} {text}")
+            in_item, prev_blank = True, False
+            i += 1
+            continue
+        text = _inline(line.strip())
+        if terms:  # the meaning of the terms above
+            out.append(f"- {', '.join(terms)}: {text}")
+            terms = []
+            in_item = True
+        elif raw[:1].isspace() and not in_item and (prev_blank or out[-1].startswith("    ")):
+            out.append("    " + raw.expandtabs(8))  # a literal paragraph: code, its drawing's indents kept
+        else:
+            if note:
+                text = f"{note.title()}: {text}"
+                note = None
+            out.append(f"  {text}" if in_item else text)
+        prev_blank = False
+        i += 1
+    return out

@@ -1,0 +1,74 @@
+"""AsciiDoc (Git's manual pages, often named .txt) read as the Markdown it renders like."""
+from pathlib import Path
+
+from citebot.index import asciidoc, documents
+from citebot.index.chunker import chunk_document
+
+PAGE = """git-clean(1)
+============
+
+NAME
+----
+git-clean - Remove untracked files from the working tree
+
+OPTIONS
+-------
+-n::
+--dry-run::
+\tDon't actually remove anything, just show what would be done.
++
+See linkgit:git-config[1] and 'git clean' {litdd}help.
+
+Make `.ps` files binary:
+
+----
+*.ps -diff
+----
+
+include::includes/cmd-config-section-all.txt[]
+
+[NOTE]
+Ignored files stay.
+
+// a comment
+.An example
+  $ git clean -n
+"""
+
+
+def test_an_asciidoc_page_reads_as_the_markdown_it_renders_like_line_for_line():
+    lines = PAGE.split("\n")
+    md = asciidoc.to_markdown(lines)
+    assert len(md) == len(lines)  # citations keep their source lines
+    assert md[0] == "# git-clean(1)" and md[3] == "## NAME" and md[7] == "## OPTIONS"
+    assert md[9:14] == ["", "", "- -n, --dry-run: Don't actually remove anything, just show what would be done.", "",
+                        "  See git-config(1) and git clean --help."]
+    assert md[17:20] == ["```", "*.ps -diff", "```"]  # a one-line listing is code, not a title
+    assert md[21] == md[23] == "" and md[24] == "Note: Ignored files stay."
+    assert md[26] == "" and md[27] == "An example:" and md[28] == "      $ git clean -n"
+
+
+def test_a_txt_file_in_asciidoc_is_read_as_asciidoc_and_its_meaning_stays_with_its_term(tmp_path):
+    p = tmp_path / "git-clean.txt"
+    p.write_text(PAGE, encoding="utf-8")
+    doc = documents.load(p, p.name)
+    assert doc.meta["title"] == "git-clean(1)"
+    blocks = [(b.kind, b.text) for b in doc.blocks]
+    assert ("heading", "OPTIONS") in blocks
+    assert ("code", "```\n*.ps -diff\n```") in blocks
+    assert any(k != "heading" and t.startswith("- -n, --dry-run: Don't actually remove anything") for k, t in blocks)
+    assert ("para", "See git-config(1) and git clean --help.") in blocks
+    text = "\n".join(c.text for c in chunk_document(doc, 220))
+    assert "linkgit" not in text and "include::" not in text and "----" not in text and "//" not in text
+
+
+def test_an_adoc_file_is_read_and_plain_text_with_double_colons_is_not_asciidoc(tmp_path):
+    p = tmp_path / "guide.adoc"
+    p.write_text("= Guide\n\n== Install\n\nRun the installer.\n", encoding="utf-8")
+    assert [(b.kind, b.text) for b in documents.load(p, p.name).blocks] == [
+        ("heading", "Guide"), ("heading", "Install"), ("para", "Run the installer.")]
+    # reStructuredText writes "::" and rules too; without a macro, attribute line or "= Title" it is plain text
+    rst = ["Usage", "=====", "", "Run it like this::", "", "    tool --go", "", "Options::", "", "----", "", "Done."]
+    assert not asciidoc.looks_like(rst)
+    assert asciidoc.looks_like(PAGE.split("\n"))
+    assert not asciidoc.looks_like(Path(__file__).read_text().split("\n")[:3])
