@@ -1098,3 +1098,45 @@ def test_a_unit_of_the_asked_kind_that_holds_the_best_units_terms_leads():
     # Without one that holds them all, the best-scoring unit of the kind leads, as before.
     out = ex_mod.compose(scored[:2], 0.1, kind=ex_mod.answer_type(q))
     assert out.text.startswith("“A repaired product is covered for 90 days under the warranty.” [2]")
+
+
+def test_what_x_does_is_answered_by_the_entry_that_defines_x():
+    # Git's manual: "what does git stash pop do?" was answered "Unlike pop, <stash> may be any commit ..."
+    # beside the entry "pop [<stash>]: Remove a single stashed state ...", a hair lower.
+    text = ("apply [<stash>]: Like pop, but keep the state in the stash list. The stash may be any commit.\n\n"
+            "pop [<stash>]: Remove a single stashed state from the list.\n\n"
+            "drop [<stash>]: Remove a stash entry.\n\n"
+            "Call git stash pop again to retry.")
+    ctx = answer_ctx.Context([hit(1, text, title="git-stash(1)")])
+    q = "what does git stash pop do?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    # Terms git, stash, pop (idf 1); the title holds git and stash (half): the last sentence holds all
+    # three, 3/3; each entry pop and stash, with git at half, 2.5/3, within LEAD (0.8) of it.  The entry
+    # whose head names "pop" leads; what comes before it ("The stash may be any commit.", 1.5/3, enough
+    # for a neighbour) is apply's, and "drop" after it opens another term's entry.
+    scored = {s.unit.text: s for s in ex.scores}
+    assert scored["Call git stash pop again to retry."].lexical == pytest.approx(1.0)
+    assert scored["pop [<stash>]: Remove a single stashed state from the list."].lexical == pytest.approx(2.5 / 3)
+    assert scored["The stash may be any commit."].lexical == pytest.approx(1.5 / 3)
+    assert [s.unit.text for s in ex.scores if s.defines] == ["pop [<stash>]: Remove a single stashed state from the list."]
+    assert ex.text == "“pop [<stash>]: Remove a single stashed state from the list.” [1]"
+    q = "how do I apply a stash again?"  # no question of what X is: the best sentence leads as before
+    assert not any(s.defines for s in ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1).scores)
+
+
+def test_a_one_letter_option_defines_only_as_written():
+    # "-F <file>" and "-f" are one term to the analyzer; "what does git tag -f do?" got -F's entry.
+    text = "-F <file>: Take the tag message from the given file.\n\n-f, --force: Replace an existing tag."
+    ctx = answer_ctx.Context([hit(1, text, title="git-tag(1)")])
+    q = "what does git tag -f do?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    assert [s.unit.text for s in ex.scores if s.defines] == ["-f, --force: Replace an existing tag."]
+    assert ex.text == "“-f, --force: Replace an existing tag.” [1]"
+
+
+@pytest.mark.parametrize("q, asks", [("what does git stash pop do?", True), ("What's a sub-application?", True),
+                                     ("explain root_path", True), ("依赖注入是什么？", True), ("什么是 OpenAPI？", True),
+                                     ("how do I pop a stash?", False), ("怎么安装 FastAPI？", False),
+                                     ("when does the stash expire?", False)])
+def test_a_question_asking_what_x_is_or_does(q, asks):
+    assert ex_mod.asks_definition(q) is asks

@@ -23,7 +23,10 @@ sentence of a list item brings the rest of its item before any neighbour)
 (choosing it, the units of the strongest chunk shown count ``TOP_CHUNK``
 more, and a follow-up's lead holds a word the follow-up adds when a unit of
 the same chunk within ``LEAD`` does; a neighbour joins when it is itself about
-the question), and a second quote
+the question; a question asking what X is or does is led by the entry
+that defines X, "pop [<stash>]: Remove ...", within ``LEAD`` of the best, its
+quote running on only into what follows it and not into another entry),
+and a second quote
 from another chunk only when that chunk answers a distinct part of the
 question (it holds question terms the first quote lacks).  It never stitches
 fragments of several chunks into one sentence.  It refuses when the best
@@ -207,6 +210,7 @@ class Scored:
     score: float
     lexical: float  # before the cosine half
     terms: frozenset[str]  # question terms (weight 1) the unit or its heading holds
+    defines: bool = False  # the question asks what X is or does, and the unit is the entry that defines X
 
 
 @dataclass(frozen=True)
@@ -370,6 +374,7 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
     main = frozenset(t for v in weighted[:1] for t, w in v.items() if w >= 1.0)
     kind = answer_type(question)  # once per question, not once per unit
     numbers = [float(x) for x in _NUMBER.findall(question)]
+    defining = asks_definition(question)
     cands: list[Scored] = []
     for n, h in enumerate(ctx.shown, 1):
         heading = set(analyzer.analyze(" ".join((h.chunk.title, *h.chunk.headings))))
@@ -389,7 +394,8 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
                 lex += TYPE_BONUS
             if numbers and in_range(numbers, u.text):
                 lex += TYPE_BONUS
-            cands.append(Scored(u, lex, lex, frozenset(t for t in main if t in words or t in near)))
+            cands.append(Scored(u, lex, lex, frozenset(t for t in main if t in words or t in near),
+                                defining and _defines(u.text, main - heading, question)))
     cands.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
     if embed is None or not cands:
         return cands
@@ -400,10 +406,11 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
     else:
         vecs = embed([s.unit.text for s in top])
     cos = on_scale(vecs @ question_vector, cosine_scale)
-    mixed = [Scored(s.unit, 0.5 * s.lexical + 0.5 * max(float(c), 0.0), s.lexical, s.terms) for s, c in zip(top, cos)]
+    mixed = [Scored(s.unit, 0.5 * s.lexical + 0.5 * max(float(c), 0.0), s.lexical, s.terms, s.defines)
+             for s, c in zip(top, cos)]
     # A unit left unembedded counts cosine 0, so every score is on one scale
     # (left at its bare lexical score, it outranked the embedded units).
-    rest = [Scored(s.unit, 0.5 * s.lexical, s.lexical, s.terms) for s in cands[embed_top:]]
+    rest = [Scored(s.unit, 0.5 * s.lexical, s.lexical, s.terms, s.defines) for s in cands[embed_top:]]
     mixed.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
     return sorted(mixed + rest, key=lambda s: (-s.score, -s.unit.n, s.unit.i))
 
@@ -438,6 +445,10 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
 
     def joins(j: int) -> bool:
         if not same[j].lexical >= NEIGHBOUR * best.lexical > 0:
+            return False
+        # An entry opens its term's definition: what comes before it, or opens another entry
+        # ("-u <key-id>: ..."), is about another term.
+        if best.defines and (j < best.unit.i or _ENTRY.match(same[j].unit.text)):
             return False
         if header and not own(j):
             return False
@@ -540,6 +551,34 @@ def asks_quantity(question: str) -> bool:
     return bool(_ASKS_QUANTITY.search(question))
 
 
+# "what does X do?", "what is X?": the entry that defines X answers it ("pop [<stash>]: Remove a
+# single stashed state ...", "-f, --force: Replace an existing tag"), not a sentence that repeats X
+# ("Unlike pop, <stash> may be any commit ...", "So just use git tag -f again").
+_ASKS_DEFINITION = re.compile(r"^\W*(?:what(?:['’]s| is| are| does| do)\b|explain\b|define\b)"
+                              r"|是什么|什么是|做什么|有什么用|的作用", re.I)
+# An entry: a short head (a term, an option, a signature) before ": " or " - ", not a sentence.
+_ENTRY = re.compile(r"^(?:[-*+]\s+)?([^.!?。:]{1,80}?)(?::\s|\s[-–—]\s)")
+
+
+def asks_definition(question: str) -> bool:
+    return bool(_ASKS_DEFINITION.search(question))
+
+
+def _defines(text: str, asked: frozenset[str], question: str) -> bool:
+    """Whether ``text`` is an entry whose head names one of ``asked``: the
+    question's terms that its chunk's title and headings do not hold (every
+    entry under "git-stash(1)" names "stash").  A one-letter term names it
+    only as written: "-F <file>" is not "-f", which the analyzer folds alike."""
+    m = _ENTRY.match(text)
+    if m is None:
+        return False
+    named = asked & set(analyzer.analyze(m.group(1)))
+    return any(len(t) > 1 for t in named) or bool(named and set(_WORD.findall(m.group(1))) & set(_WORD.findall(question)))
+
+
+_WORD = re.compile(r"(?<![\w-])-{0,2}\w+")
+
+
 def asks_code(question: str) -> bool:
     """Whether the question asks for code (a command, an example) or for steps."""
     return bool(_ASKS_CODE.search(question)) or asks_steps(question)
@@ -585,6 +624,8 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # (Only in that chunk: "how much does it cost?" is not answered by another table's "cost".)
         best = next((s for s in ranked if s.unit.n == best.unit.n and s.score >= LEAD * best.score
                      and s.terms & focus and (code or s.unit.kind != "code")), best)
+    if not best.defines:  # what X is or does: the entry that defines X leads when it is near the best
+        best = next((s for s in ranked if s.defines and s.score >= LEAD * best.score), best)
     if kind is not None and not holds(kind, best.unit.text):
         # A table row must also hold every question term the best unit holds:
         # rows differ by what their first cells name, and the Canada row's
