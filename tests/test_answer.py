@@ -322,6 +322,12 @@ def test_units_table_rows_read_with_header_and_code_whole():
     assert u == ["Pick a size.", "Size: M; Height: 165-178 cm", "Size: L; Height: 178-188 cm", "```\nrun a\nrun b\n```"]
 
 
+def test_a_table_without_a_header_keeps_every_row_a_row():
+    # SQLite's strftime table: an empty spacer row over the rows, read from HTML as an empty header
+    text = "|  |  |  |\n|---|---|---|\n| %d |  | day of month: 00 |\n| %j |  | day of year: 001-366 |"
+    assert ex_mod.units(text) == ["%d; ; day of month: 00", "%j; ; day of year: 001-366"]
+
+
 def test_an_escaped_pipe_is_part_of_its_cell():
     text = "| operator | meaning |\n|---|---|\n| `a \\| b` | bitwise OR |\n| `a & b` | bitwise AND |"
     assert ex_mod.units(text) == ["operator: `a \\| b`; meaning: bitwise OR", "operator: `a & b`; meaning: bitwise AND"]

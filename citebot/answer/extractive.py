@@ -117,7 +117,9 @@ _EDGE_PIPES = re.compile(r"^\||(?<!\\)\|$")
 def _table(lines: list[str]) -> list[tuple[str, str, str]]:
     # "\|" is a pipe inside a cell (`a \| b`), not a cell's end
     rows = [[c.strip() for c in _CELL_END.split(_EDGE_PIPES.sub("", line.strip()))] for line in lines]
-    rows = [r for r in rows if not all(_RULE.fullmatch(c) for c in r if c)]
+    # The |---| line goes; an empty row is a header-less table's header (SQLite's spacer row: dropped as
+    # a rule, "%d | | day of month" became every row's header, "%d: %j; day of month: 00: day of year").
+    rows = [r for r in rows if not (any(r) and all(_RULE.fullmatch(c) for c in r if c))]
     if len(rows) < 2:
         return [(" ".join(rows[0]), lines[0].strip(), "row")] if rows else []
     header = rows[0]
