@@ -71,4 +71,23 @@ def test_an_adoc_file_is_read_and_plain_text_with_double_colons_is_not_asciidoc(
     rst = ["Usage", "=====", "", "Run it like this::", "", "    tool --go", "", "Options::", "", "----", "", "Done."]
     assert not asciidoc.looks_like(rst)
     assert asciidoc.looks_like(PAGE.split("\n"))
+    # a page that writes nothing but macros, on two lines at least (gitformat-chunk.txt)
+    assert asciidoc.looks_like(["Used by linkgit:gitformat-pack[5].", "", "See linkgit:git-gc[1]."])
+    assert not asciidoc.looks_like(["Used by linkgit:gitformat-pack[5].", "", "See the manual."])
     assert not asciidoc.looks_like(Path(__file__).read_text().split("\n")[:3])
+
+
+def test_only_listings_hold_their_lines_and_a_title_opens_a_block():
+    lines = ["[NOTE]", "====", "Instead, do this:", "----", "\tmemset(&opt, 0, 1);", "----",
+             "Done.", "====", "",
+             "[[def_branch]]<<def_branch,branch>>::", "\tSee linkgit:git-web{litdd}browse[1].", "+", "--",
+             "The mode is optional.", "--"]
+    md = asciidoc.to_markdown(lines)
+    assert len(md) == len(lines)
+    # the example block's text is read (its [NOTE] says so) with the listing inside it as code;
+    # "Done." over "====" (as long, give or take one) is a paragraph's last line, not a title
+    assert md[:9] == ["", "", "Note: Instead, do this:", "```", "\tmemset(&opt, 0, 1);", "```",
+                      "Done.", "", ""]
+    # an anchor before a term says nothing; {litdd} is read before the macro it sits in; "--" is an
+    # open block, text, not a listing
+    assert md[9:] == ["", "- branch: See git-web--browse(1).", "", "", "  The mode is optional.", ""]

@@ -11,7 +11,8 @@ and quotes read "see linkgit:git-config[1]".
 * delimited blocks: ``----`` listing and ``....`` literal -> a code fence
   (``[source,sh]`` above one names its language); a comment block ``////``
   and ``//`` lines -> dropped; other delimiters (``====``, ``****``,
-  ``____``, ``--``, ``++++``, ``|===``) -> dropped, their text kept
+  ``____``, ``--``, ``++++``, ``|===``) -> dropped, their text read as any
+  other (a listing inside an example block too)
 * a literal paragraph (indented, after a blank line, outside a list) -> code
 * definition lists: ``-n::`` ``--dry-run::`` then the meaning -> one item,
   ``- -n, --dry-run: Don't actually remove anything ...``; a ``+`` line that
@@ -35,7 +36,12 @@ _UNDERLINE = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
 _UNDER = re.compile(r"^([=\-~^+])\1+\s*$")
 _ATX = re.compile(r"^(={1,6})\s+(\S.*?)(?:\s+=+)?\s*$")
 _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|/{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|--|\|={3,})\s*$")
-_CODE = ("-", ".")  # listing and literal delimiters: their lines are code
+_ANCHOR = re.compile(r"^\[\[[^\[\]]*\]\]")  # "[[def_branch]]" before a term or on its own line
+
+
+def _code(delimiter: str) -> bool:
+    """Listing ``----`` and literal ``....`` blocks hold code; an open block ``--`` does not."""
+    return delimiter[0] in "-." and len(delimiter) >= 4
 _COMMENT_LINE = re.compile(r"^//(?!/)")
 _ATTRIBUTE_ENTRY = re.compile(r"^:!?[\w-]+!?:(?:\s.*)?$")
 _DIRECTIVE = re.compile(r"^(?:include|ifdef|ifndef|ifeval|endif|toc)::.*\]\s*$")
@@ -47,7 +53,6 @@ _DLIST = re.compile(r"^(\S.*?)(?<!:)(:{2,4}|;;)(?:\s+(.*))?$")
 _LIST = re.compile(r"^\s*(\*{1,5}|-|\.{1,5})\s+(\S.*)$")
 _CONTINUATION = re.compile(r"^\+\s*$")
 _INLINE: list[tuple[re.Pattern, str | Callable[[re.Match], str]]] = [
-    (re.compile(r"linkgit:([\w.-]+)\[(\d+)\]"), r"\1(\2)"),
     (re.compile(r"\b(?:link|xref):([^\s\[]+)\[([^\]]*)\]"), lambda m: m.group(2) or m.group(1)),
     (re.compile(r"\b((?:https?|ftp)://[^\s\[]+)\[([^\]]*)\]"), lambda m: m.group(2) or m.group(1)),
     (re.compile(r"<<[^,>]+,\s*([^>]+)>>"), r"\1"),
@@ -57,6 +62,7 @@ _INLINE: list[tuple[re.Pattern, str | Callable[[re.Match], str]]] = [
     (re.compile(r"\{litdd\}"), "--"),
     (re.compile(r"\{nbsp\}"), " "),
     (re.compile(r"\{(?:empty|zwsp)\}"), ""),
+    (re.compile(r"linkgit:([\w.-]+)\[(\d+)\]"), r"\1(\2)"),  # after {litdd}: linkgit:git-web{litdd}browse[1]
     (re.compile(r"`\+(.+?)\+`"), r"`\1`"),  # a literal passthrough in a code span
     (re.compile(r"(?<![\w'`])'([^'\s`](?:[^'`]*?[^'\s`])?)'(?![\w'])"), r"\1"),  # old-style 'emphasis'
     (re.compile(r"\s\+$"), ""),  # a hard line break
@@ -68,24 +74,28 @@ def looks_like(lines: Sequence[str]) -> bool:
     (definition-list terms, macros such as ``linkgit:`` or ``include::``,
     block attribute lines, delimited listings, ``= Title``), one of them a
     macro, an attribute line or the title, which plain text, a Vim help file
-    or reStructuredText does not write."""
+    or reStructuredText does not write), or two lines with macros."""
     kinds = set()
-    terms = 0
+    terms = macros = 0
     for i, line in enumerate(lines[:3000]):
         if _DLIST.match(line) and line.rstrip().endswith(("::", ";;")) and not line.startswith((" ", "\t")):
             terms += 1
         if re.search(r"\b(?:linkgit|link|xref|image|include|ifdef|ifndef|endif):{1,2}\S*\[", line):
             kinds.add("macro")
+            macros += 1
         if _ADMONITION_STYLE.match(line) or _SOURCE_STYLE.match(line) or line.strip() in ("[verse]", "[literal]"):
             kinds.add("attributes")
         if re.match(r"^(?:-{4,}|\.{4,})\s*$", line) and (i == 0 or not lines[i - 1].strip()):
             kinds.add("delimited")
-        if i == 0 and _ATX.match(line) and line.startswith("= "):
+        if _ATX.match(line) and (i == 0 or line.startswith("==")):  # "= Title" first, "=== Emacs"
             kinds.add("title")
+        if _ANCHOR.match(line):
+            kinds.add("attributes")
     if terms >= 2:
         kinds.add("terms")
     # (reStructuredText has "::" and rules too: one kind at least is AsciiDoc's alone)
-    return len(kinds) >= 2 and bool(kinds & {"macro", "attributes", "title"})
+    # (a page of Git's that writes nothing but "linkgit:" macros is AsciiDoc too)
+    return len(kinds) >= 2 and bool(kinds & {"macro", "attributes", "title"}) or macros >= 2
 
 
 def _inline(text: str) -> str:
@@ -96,14 +106,16 @@ def _inline(text: str) -> str:
 
 def _title_underline(lines: Sequence[str], i: int) -> int | None:
     """The level of a two-line title whose text is line i (its underline is
-    line i + 1, about as long as the text), else None."""
-    if i + 1 >= len(lines):
+    line i + 1, as long as the text give or take one) and that opens a block
+    (a paragraph's last line over an example block's "====" is no title)."""
+    if i + 1 >= len(lines) or i and lines[i - 1].strip() and not _ANCHOR.match(lines[i - 1]) \
+            and not _BLOCK_ATTRIBUTES.match(lines[i - 1].strip()):
         return None
     text, under = lines[i].rstrip(), lines[i + 1].rstrip()
     m = _UNDER.match(under)
     if not m or not text or text[0] in " \t[.*+/" or _DELIMITER.match(text) or _DLIST.match(text):
         return None
-    return _UNDERLINE[m.group(1)] if abs(len(text) - len(under)) <= 2 and len(under) >= 2 else None
+    return _UNDERLINE[m.group(1)] if abs(len(text) - len(under)) <= 1 and len(under) >= 2 else None
 
 
 def to_markdown(lines: Sequence[str]) -> list[str]:
@@ -121,20 +133,15 @@ def to_markdown(lines: Sequence[str]) -> list[str]:
         line = raw.rstrip()
         if block is not None:  # inside a delimited block
             if line == block:
-                out.append("```" if block[0] in _CODE else "")
+                out.append("```" if _code(block) else "")
                 block = None
-            elif block[0] == "/":
-                out.append("")
-            elif block[0] in _CODE:
-                out.append(raw)
             else:
-                text = _inline(raw)
-                if note and text.strip():  # [NOTE] over an example block: its first line says so
-                    text, note = f"{note.title()}: {text.strip()}", None
-                out.append(text)
+                out.append(raw if _code(block) else "")  # a listing's lines as written; a comment's none
             i += 1
             prev_blank = False
             continue
+        if _ANCHOR.match(line):  # an anchor says nothing; what follows it on the line is read
+            raw = line = _ANCHOR.sub("", line).strip()
         if not line:
             out.append("")
             if terms:  # a term whose meaning is a later block: say it alone
@@ -150,16 +157,20 @@ def to_markdown(lines: Sequence[str]) -> list[str]:
             i += 2
             in_item, prev_blank = False, True
             continue
-        d = _DELIMITER.match(line)
-        if d:
-            block = line
-            out.append(f"```{lang}" if block[0] in _CODE else "")
-            lang = ""
+        if _DELIMITER.match(line):
+            # Only a listing or a comment holds its lines; an example, sidebar, quote or open block
+            # is text like any other, a listing inside it too ([NOTE] over "====" says "Note:").
+            if _code(line) or line[0] == "/":
+                block = line
+                out.append(f"```{lang}" if _code(block) else "")
+                lang = ""
+            else:
+                out.append("")
             i += 1
-            prev_blank = False
+            prev_blank = True
             continue
         if _COMMENT_LINE.match(line) or _ATTRIBUTE_ENTRY.match(line) or _DIRECTIVE.match(line) \
-                or _CONTINUATION.match(line) or line.startswith("[["):
+                or _CONTINUATION.match(line):
             out.append("")
             i += 1
             continue

@@ -93,7 +93,7 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 34: plain text keeps its first line as the title and an indented line in capitals is no title; a PDF
 # heading whose printed words ran together reads as its bookmark
 # 35: plain text: a line that opens with "|" is a table row only when it closes with one
-CHUNKER_VERSION = 36
+CHUNKER_VERSION = 37
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
