@@ -560,6 +560,7 @@ _ASKS_DEFINITION = re.compile(r"^\W*(?:what(?:['’]s| is| are| does| do)\b|expl
                               r"|是什么|什么是|做什么|有什么用|的作用", re.I)
 # An entry: a short head (a term, an option, a signature) before ": " or " - ", not a sentence.
 _ENTRY = re.compile(r"^(?:[-*+]\s+)?([^.!?。:]{1,80}?)(?::\s|\s[-–—]\s)")
+_WORD = re.compile(r"(?<![\w-])-{0,2}\w+")  # a word or an option as written ("-f", "--force")
 
 
 def asks_definition(question: str) -> bool:
@@ -576,9 +577,6 @@ def _defines(text: str, asked: frozenset[str], question: str) -> bool:
         return False
     named = asked & set(analyzer.analyze(m.group(1)))
     return any(len(t) > 1 for t in named) or bool(named and set(_WORD.findall(m.group(1))) & set(_WORD.findall(question)))
-
-
-_WORD = re.compile(r"(?<![\w-])-{0,2}\w+")
 
 
 def asks_code(question: str) -> bool:

@@ -37,11 +37,6 @@ _UNDER = re.compile(r"^([=\-~^+])\1+\s*$")
 _ATX = re.compile(r"^(={1,6})\s+(\S.*?)(?:\s+=+)?\s*$")
 _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|/{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|--|\|={3,})\s*$")
 _ANCHOR = re.compile(r"^\[\[[^\[\]]*\]\]")  # "[[def_branch]]" before a term or on its own line
-
-
-def _code(delimiter: str) -> bool:
-    """Listing ``----`` and literal ``....`` blocks hold code; an open block ``--`` does not."""
-    return delimiter[0] in "-." and len(delimiter) >= 4
 _COMMENT_LINE = re.compile(r"^//(?!/)")
 _ATTRIBUTE_ENTRY = re.compile(r"^:!?[\w-]+!?:(?:\s.*)?$")
 _DIRECTIVE = re.compile(r"^(?:include|ifdef|ifndef|ifeval|endif|toc)::.*\]\s*$")
@@ -69,6 +64,15 @@ _INLINE: list[tuple[re.Pattern, str | Callable[[re.Match], str]]] = [
 ]
 
 
+_MACRO = re.compile(r"\b(?:linkgit|link|xref|image|include|ifdef|ifndef|endif):{1,2}\S*\[")
+_LISTING = re.compile(r"^(?:-{4,}|\.{4,})\s*$")
+
+
+def _code(delimiter: str) -> bool:
+    """Listing ``----`` and literal ``....`` blocks hold code; an open block ``--`` does not."""
+    return delimiter[0] in "-." and len(delimiter) >= 4
+
+
 def looks_like(lines: Sequence[str]) -> bool:
     """Whether a ``.txt`` file is AsciiDoc: two kinds of its markup at least
     (definition-list terms, macros such as ``linkgit:`` or ``include::``,
@@ -80,12 +84,12 @@ def looks_like(lines: Sequence[str]) -> bool:
     for i, line in enumerate(lines[:3000]):
         if _DLIST.match(line) and line.rstrip().endswith(("::", ";;")) and not line.startswith((" ", "\t")):
             terms += 1
-        if re.search(r"\b(?:linkgit|link|xref|image|include|ifdef|ifndef|endif):{1,2}\S*\[", line):
+        if _MACRO.search(line):
             kinds.add("macro")
             macros += 1
         if _ADMONITION_STYLE.match(line) or _SOURCE_STYLE.match(line) or line.strip() in ("[verse]", "[literal]"):
             kinds.add("attributes")
-        if re.match(r"^(?:-{4,}|\.{4,})\s*$", line) and (i == 0 or not lines[i - 1].strip()):
+        if _LISTING.match(line) and (i == 0 or not lines[i - 1].strip()):
             kinds.add("delimited")
         if _ATX.match(line) and (i == 0 or line.startswith("==")):  # "= Title" first, "=== Emacs"
             kinds.add("title")
@@ -129,7 +133,7 @@ def to_markdown(lines: Sequence[str]) -> list[str]:
     prev_blank = True
     i = 0
     while i < len(lines):
-        raw = lines[i].rstrip("\n")
+        raw = lines[i]
         line = raw.rstrip()
         if block is not None:  # inside a delimited block
             if line == block:

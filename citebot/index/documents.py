@@ -306,20 +306,18 @@ def _as_shown(text: str) -> str:
 
 def load_markdown(path: Path, rel: str, data: bytes) -> Document:
     meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
-    code: list[int] = []
-    cleaned = markdown.clean(lines, code)
-    blocks = parse_markdown(cleaned, skipped, indented=frozenset(code))
-    return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
+    return _markdown_document(path, rel, meta, lines, skipped)
 
 
 def load_asciidoc(path: Path, rel: str, data: bytes) -> Document:
     meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
-    return _asciidoc(path, rel, meta, lines, skipped)
+    return _markdown_document(path, rel, meta, asciidoc.to_markdown(lines), skipped)
 
 
-def _asciidoc(path: Path, rel: str, meta: dict, lines: list[str], skipped: int) -> Document:
+def _markdown_document(path: Path, rel: str, meta: dict, lines: list[str], skipped: int) -> Document:
+    """A document from Markdown lines (an AsciiDoc file's, converted line for line, too)."""
     code: list[int] = []
-    cleaned = markdown.clean(asciidoc.to_markdown(lines), code)
+    cleaned = markdown.clean(lines, code)
     blocks = parse_markdown(cleaned, skipped, indented=frozenset(code))
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
 
@@ -327,7 +325,7 @@ def _asciidoc(path: Path, rel: str, meta: dict, lines: list[str], skipped: int) 
 def load_text(path: Path, rel: str, data: bytes) -> Document:
     meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
     if asciidoc.looks_like(lines):  # Git's manual pages: AsciiDoc named .txt
-        return _asciidoc(path, rel, meta, lines, skipped)
+        return _markdown_document(path, rel, meta, asciidoc.to_markdown(lines), skipped)
     # Plain text has no heading syntax: '#' lines are text, not structure; a title marked
     # as plain text marks one (underlined, under a rule, in capitals) is a heading.
     blocks = parse_markdown(lines, skipped, headings=False, marked=_text_headings(lines))
