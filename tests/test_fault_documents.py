@@ -1114,3 +1114,18 @@ def test_an_item_that_goes_on_after_its_own_list_is_read_in_order(tmp_path):
     text = "\n".join(b.text for b in load(tmp_path, "a.html", page).blocks)
     assert text.index("must be one of:") < text.index("- INT") < text.index("- TEXT") \
         < text.index("No other names") < text.index("2. Second rule.")
+
+
+def test_an_xhtml_page_is_read_as_html_without_a_warning(tmp_path):
+    import warnings
+
+    # Git's AsciiDoc pages: html5lib printed a ten-line XMLParsedAsHTMLWarning for each during an ingest
+    page = ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN"\n'
+            '    "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">\n'
+            '<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en">\n<head>\n<title>git-stash(1)</title>\n'
+            '</head><body><p>Stash the changes.</p></body>')  # (no closing html tag: bs4 warns then)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        doc = load(tmp_path, "a.html", page)
+    assert [b.text for b in doc.blocks] == ["Stash the changes."]
+    assert [type(w.message).__name__ for w in seen if "XML" in type(w.message).__name__] == []

@@ -17,6 +17,7 @@ import io
 import logging
 import re
 import threading
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -742,7 +743,7 @@ def _string_line(node) -> int:
 
 
 def load_html(path: Path, rel: str, data: bytes) -> Document:
-    from bs4 import BeautifulSoup
+    from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
 
     text = _read_html_text(data)
     # Front matter above the HTML (Jekyll, Hugo) restricts the page like a
@@ -755,7 +756,11 @@ def load_html(path: Path, rel: str, data: bytes) -> Document:
     # keep the first silently); the page itself by HTML5's rules, which end an unclosed <p> at the
     # next block (html.parser nested the rest of SQLite's pragma page in one <p>: 77 chunks of run-on text).
     meta = _html_meta(BeautifulSoup(text, "html.parser", on_duplicate_attribute=_keep_first))
-    soup = BeautifulSoup(text, "html5lib")
+    with warnings.catch_warnings():
+        # XHTML (Git's AsciiDoc pages open with <?xml ...?>) is read as HTML, as a browser reads it:
+        # html5lib's ten-line warning about it was printed once per page during an ingest.
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        soup = BeautifulSoup(text, "html5lib")
     twice = sorted(set(front) & set(meta) & {"status", "audience", "tenant"})
     if twice:
         raise UnreadableDocument(f"{twice[0]} is given both in the front matter and in a <meta> tag; keep one")
