@@ -269,3 +269,59 @@ def test_a_code_block_reads_as_the_page_shows_it():
     assert out[9:] == ["```Python", 'x = "<b>"', "y = 2  # (3)", "```", "```", "z", "```"]
     # tags in a block that shows code, not a transcript, are the code
     assert markdown.clean(["```bash", 'echo "<b>hi</b>" > a.html', "```"])[1] == 'echo "<b>hi</b>" > a.html'
+
+
+def test_html_definitions_inside_a_definition_are_entries_of_their_own(tmp_path):
+    # Sphinx's "General:" over BORG_REPO, BORG_PASSPHRASE ... read as one line: "General: BORG_REPO When
+    # set ... BORG_PASSPHRASE When set ...", and a chunk began mid-definition with the wrong variable's text.
+    write(tmp_path / "e.html", '<html><body><h1>Environment</h1>\n<dl><dt>General:</dt><dd><dl>\n'
+                               '<dt>BORG_REPO</dt><dd><p>When set, the default repository.</p></dd>\n'
+                               '<dt>BORG_PASSPHRASE</dt><dd><p>When set, the passphrase.</p></dd>\n'
+                               '</dl></dd></dl>\n<dl><dt>loads(s)</dt><dd><p>Deserialize s.</p>\n'
+                               '<p>Keyword-only.</p><dl><dt>Raises:</dt><dd><p>JSONDecodeError</p></dd></dl></dd></dl>'
+                               '</body></html>')
+    blocks = documents.load(tmp_path / "e.html", "e.html").blocks
+    # A term keeps the paragraph its definition opens with; what follows it reads as blocks.
+    assert [(b.text, b.start) for b in blocks[1:]] == [
+        ("General:", 2), ("BORG_REPO: When set, the default repository.", 3),
+        ("BORG_PASSPHRASE: When set, the passphrase.", 4), ("loads(s): Deserialize s.", 6),
+        ("Keyword-only.", 7), ("Raises: JSONDecodeError", 7)]
+
+
+def test_an_html_row_across_the_whole_table_labels_the_rows_below_it(tmp_path):
+    # Sphinx's option tables (borg): "positional arguments" filled all three columns and, as the first
+    # row, headed every option; a spacer column read "|  | -x, --one-file-system | stay ... |".
+    write(tmp_path / "o.html", '<html><body><table>\n'
+                               '<tr><td colspan="3"><p><strong>positional arguments</strong></p></td></tr>\n'
+                               '<tr><td></td><td>ARCHIVE</td><td>name of archive</td></tr>\n'
+                               '<tr><td colspan="3"><p><strong>Filesystem options</strong></p></td></tr>\n'
+                               '<tr><td></td><td>-x, --one-file-system</td><td>stay in the same file system</td></tr>\n'
+                               '<tr><td></td><td>--noatime</td><td>do not store atime</td></tr>\n'
+                               '</table></body></html>')
+    blocks = documents.load(tmp_path / "o.html", "o.html").blocks
+    assert [(b.kind, b.text, b.start, b.end) for b in blocks] == [
+        ("para", "positional arguments", 2, 2), ("table", "|  |  |\n|---|---|\n| ARCHIVE | name of archive |", 3, 3),
+        ("para", "Filesystem options", 4, 4),
+        ("table", "|  |  |\n|---|---|\n| -x, --one-file-system | stay in the same file system |\n"
+                  "| --noatime | do not store atime |", 5, 6)]
+    # A header-less row is quoted alone, without an empty header over it.
+    assert [(u.text, u.quote) for u in chunk_units(1, blocks[3].text)][0] == (
+        "-x, --one-file-system; stay in the same file system", "| -x, --one-file-system | stay in the same file system |")
+    # Under a header row, each label's rows keep that header.
+    write(tmp_path / "h.html", '<table><tr><th>Key</th><th>Meaning</th></tr><tr><td colspan="2">Colours</td></tr>'
+                               '<tr><td>%Cred</td><td>red</td></tr><tr><td colspan="2">Names</td></tr>'
+                               '<tr><td>%an</td><td>author name</td></tr></table>')
+    assert [b.text for b in documents.load(tmp_path / "h.html", "h.html").blocks] == [
+        "Colours", "| Key | Meaning |\n|---|---|\n| %Cred | red |", "Names", "| Key | Meaning |\n|---|---|\n| %an | author name |"]
+
+
+def test_a_footer_marked_by_class_alone_is_not_read(tmp_path):
+    # Sphinx's bootstrap theme (no <main>, no roles): "borg init  borg extract  © Copyright ... Created using
+    # Sphinx." closed every page and was the dense channel's first hit for "what does borg compact do?".
+    write(tmp_path / "f.html", '<html><body><p>Body text.</p><div class="footer-relations"><div class="pull-left">'
+                               '<a href="init.html" title="previous chapter">borg init</a></div></div>'
+                               '<div class="footer">&copy; Copyright 2010-2023. Created using Sphinx.</div>'
+                               '<article><p>A card.</p><div class="footer">Posted in March.</div></article></body></html>')
+    # A footer inside an article is the article's own.
+    assert [b.text for b in documents.load(tmp_path / "f.html", "f.html").blocks] == [
+        "Body text.", "A card.", "Posted in March."]

@@ -123,8 +123,9 @@ def _table(lines: list[str]) -> list[tuple[str, str, str]]:
     if len(rows) < 2:
         return [(" ".join(rows[0]), lines[0].strip(), "row")] if rows else []
     header = rows[0]
-    head = "| " + " | ".join(header) + " |\n|" + "---|" * len(header)
-    return [("; ".join(f"{h}: {v}" if h else v for h, v in zip(header, r)), f"{head}\n| " + " | ".join(r) + " |",
+    # a header-less table's row is quoted alone: an empty header row over it says nothing
+    head = "| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n" if any(header) else ""
+    return [("; ".join(f"{h}: {v}" if h else v for h, v in zip(header, r)), f"{head}| " + " | ".join(r) + " |",
              "row") for r in rows[1:]]
 
 

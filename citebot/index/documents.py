@@ -446,6 +446,10 @@ _PERMALINKS = ("headerlink", "hash-link", "header-anchor", "anchor-link")
 # a navigation table was quoted as the answer to "how do I create a database in MySQL?".
 _CHROME_CLASSES = ("navheader", "navfooter", "toc")
 _CHROME_IDS = ("toc", "footer")
+# A footer or a "previous / next chapter" bar marked by class alone, read as a <footer> is (Sphinx's
+# bootstrap theme: "borg init  borg extract  © Copyright ... Created using Sphinx." closed every page,
+# nine chunks were nothing else, one the dense channel's first hit for "what does borg compact do?").
+_FOOTER_CLASSES = ("footer", "footer-relations")
 # Tags that separate words; inline tags (<code>, <span>, <a>) join their text as a browser shows
 # it: "f.read(size)," not "f.read(size) ,", "list.sort(*, key=None)" not "list. sort ( * , key ...".
 _SPACED = frozenset(("br", "p", "div", "li", "ul", "ol", "dl", "dt", "dd", "tr", "td", "th", "table", "pre",
@@ -525,8 +529,6 @@ def _html_block(tag) -> Block | None:
         return Block("heading", text, start, start, level=int(tag.name[1])) if text else None
     if tag.name == "pre":
         return Block("code", "```\n" + tag.get_text().strip("\n") + "\n```", start, end)
-    if tag.name == "table":
-        return _html_table(tag, start, end)
     if tag.name == "li" and tag.find(["ul", "ol"]):
         # Nested lists: this item's own text, in links, bold or paragraphs too (the inner
         # items follow as their own); never a comment's.
@@ -562,16 +564,25 @@ def _span(cell, name: str) -> int:
     return max(1, min(n, 100))
 
 
-def _html_table(tag, start: int, end: int) -> Block | None:
+def _html_table(tag) -> list[Block]:
     """A table as Markdown rows: a cell spanning columns fills each of them
     and one spanning rows fills the rows below, so every row reads with its
     header ("Weekday | Carol | Dan", not "Carol" under "Day"); a "|" in a
-    cell is escaped (it split "1 hour | next business day" into two cells)."""
-    rows: list[list[str]] = []
+    cell is escaped (it split "1 hour | next business day" into two cells).
+
+    A row of one cell across the whole table labels the rows below it
+    (Sphinx's option tables: "positional arguments", "Filesystem options"):
+    each label reads as a line of its own over a table of its rows, cited at
+    their own lines.  Filled into every column, a label had read "positional
+    arguments | positional arguments | positional arguments" and, as the
+    first row, been the header of every option.  A table that opens with
+    one has no header row.  A column empty in every row (a spacer) is left out."""
+    rows: list[tuple[list[str], bool, int, int]] = []  # cells, a label row, its first and last line
     below: dict[int, tuple[str, int]] = {}  # column -> (text, rows still to fill) of a rowspan above
     for tr in tag.find_all("tr"):
         row: list[str] = []
         cells = iter(tr.find_all(["th", "td"]))
+        spanned = bool(below)  # a cell above reaches into this row: not a row of its own label
         while True:
             col = len(row)
             if col in below:
@@ -595,12 +606,50 @@ def _html_table(tag, start: int, end: int) -> Block | None:
                 if down > 1:
                     below[col + k] = (text, down - 1)
         if row:
-            rows.append(row)
+            first = tr.sourceline or 1
+            rows.append((row, not spanned and len(tr.find_all(["th", "td"])) == 1, first, first + str(tr).count("\n")))
     if not rows:
-        return None
-    lines = ["| " + " | ".join(r) + " |" for r in rows]
-    lines.insert(1, "|" + "---|" * len(rows[0]))
-    return Block("table", "\n".join(lines), start, end)
+        return []
+    width = max(len(r) for r, *_ in rows)
+    labels = [r for r, label, *_ in rows if label and len(r) == width > 1 and r[0]]
+    if not labels:
+        start = tag.sourceline or 1
+        lines = ["| " + " | ".join(r) + " |" for r, *_ in rows]
+        lines.insert(1, "|" + "---|" * len(rows[0][0]))
+        return [Block("table", "\n".join(lines), start, start + str(tag).count("\n"))]
+    labelled = {id(r) for r in labels}
+    header = None if id(rows[0][0]) in labelled else rows[0][0]
+    body = rows if header is None else rows[1:]
+    used = [c for c in range(width) if any(c < len(r) and r[c] for r, *_ in rows if id(r) not in labelled)]
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(cells[c] if c < len(cells) else "" for c in used) + " |"
+    top = [line(header) if header is not None else line([""] * width), "|" + "---|" * len(used)]
+    out: list[Block] = []
+    group: list[tuple[list[str], bool, int, int]] = []
+    def close() -> None:
+        if group:
+            out.append(Block("table", "\n".join(top + [line(r) for r, *_ in group]), group[0][2], group[-1][3]))
+            group.clear()
+    for r in body:
+        if id(r[0]) in labelled:
+            close()
+            out.append(Block("para", r[0][0], r[2], r[3]))
+        else:
+            group.append(r)
+    close()
+    return out
+
+
+def _lead_paragraph(dd):
+    """The <p> a definition opens with, when no text comes before it."""
+    from bs4 import NavigableString, Tag
+
+    for child in dd.children:
+        if isinstance(child, Tag):
+            return child if child.name == "p" else None
+        if isinstance(child, NavigableString) and child.strip():
+            return None
+    return None
 
 
 def _text_after_list(li) -> bool:
@@ -659,7 +708,7 @@ def _html_blocks(root) -> list[Block]:
                 if child.name == "table" and _layout(child):
                     walk_layout(child)  # its cells' blocks, in reading order
                 elif child.name in ("li", "dd") and id(child) not in joined and (
-                        child.find("pre") is not None or _text_after_list(child)):
+                        child.find(("pre", "dl")) is not None or _text_after_list(child)):
                     # An item or definition that shows code: its paragraphs and code blocks are
                     # blocks of their own (read as one line, ">>> sorted(students, key=...)" became prose).
                     flush()
@@ -688,6 +737,21 @@ def _html_blocks(root) -> list[Block]:
                                 colon = "" if term.text.endswith(_SAID) else ":"
                                 blocks.append(Block("para", term.text + colon, term.start, term.end))
                             continue
+                        if dd.find("dl") is not None:
+                            # Definitions inside a definition (Sphinx's "General:" over BORG_REPO,
+                            # BORG_PASSPHRASE ...; a function's parameter list) are entries of their
+                            # own: read as one line, every term ran into the one before it.  The term
+                            # keeps the paragraph that opens its definition.
+                            lead = _lead_paragraph(dd)
+                            means = _html_block(lead) if lead is not None else None
+                            if term is not None and means is not None:
+                                joined.add(id(lead))
+                                joint = " " if term.text.endswith(_SAID) else ": "
+                                blocks.append(Block("para", f"{term.text}{joint}{means.text}", term.start, means.end))
+                            elif term is not None:
+                                colon = "" if term.text.endswith(_SAID) else ":"
+                                blocks.append(Block("para", term.text + colon, term.start, term.end))
+                            continue
                         # A term and its definition are one sentence ("Artifact: A file the build
                         # makes."): apart, "what is an artifact?" was answered "Artifact".
                         means = _html_block(dd)
@@ -701,8 +765,9 @@ def _html_blocks(root) -> list[Block]:
                     if caption is not None and title:  # the table's title, before its rows
                         line = caption.sourceline or 1
                         blocks.append(Block("para", title, line, line))
-                    b = _html_block(child)
-                    if b is not None:
+                    if child.name == "table":
+                        blocks.extend(_html_table(child))
+                    elif (b := _html_block(child)) is not None:
                         blocks.append(b)
                     if child.name == "li":  # a nested list's items are blocks of their own
                         for inner in _nested_lists(child):
@@ -770,8 +835,8 @@ def load_html(path: Path, rel: str, data: bytes) -> Document:
     # Sphinx marks its content <div role="main"> (no <main>): there, as in <main>, an <aside> is the
     # page's own (its footnotes: a footnote's answer was dropped as page chrome).
     main = soup.find("main") or soup.find(role="main")
-    chrome = [t for t in soup.find_all(_PAGE_CHROME) if t.find_parent(["main", "article"]) is None
-              and (main is None or not any(p is main for p in t.parents))]
+    chrome = [t for t in soup.find_all(_PAGE_CHROME) + soup.find_all("div", class_=list(_FOOTER_CLASSES))
+              if t.find_parent(["main", "article"]) is None and (main is None or not any(p is main for p in t.parents))]
     chrome += soup.find_all(role=list(_CHROME_ROLES))
     chrome += soup.find_all("a", class_=list(_PERMALINKS))
     chrome += soup.find_all("div", class_=list(_CHROME_CLASSES)) + soup.find_all(id=list(_CHROME_IDS))

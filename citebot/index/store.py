@@ -93,7 +93,13 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 34: plain text keeps its first line as the title and an indented line in capitals is no title; a PDF
 # heading whose printed words ran together reads as its bookmark
 # 35: plain text: a line that opens with "|" is a table row only when it closes with one
-CHUNKER_VERSION = 37
+# 36: HTML is parsed by HTML5's rules (html5lib); hidden labels, script buttons and boxes of nothing but
+# links are not read; AsciiDoc files read as the Markdown they render like
+# 37: AsciiDoc in a .txt file is found by its markup; listings and comments alone hold their lines
+# 38: HTML: definitions inside a definition are entries of their own; a row of one cell across a table
+# labels the rows below it (a table that opens with one has no header row), a column empty in every row
+# is left out; a footer marked by class alone is chrome
+CHUNKER_VERSION = 38
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
