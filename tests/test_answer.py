@@ -1140,6 +1140,46 @@ def test_a_one_letter_option_defines_only_as_written():
     assert ex.text == "“-f, --force: Replace an existing tag.” [1]"
 
 
+def test_an_entry_that_writes_the_name_as_the_question_does_leads():
+    # borg's environment variables: "what is BORG_PASSPHRASE used for?" got BORG_DISPLAY_PASSPHRASE's entry,
+    # whose head holds the same words (borg, passphrase) to the analyzer, one place higher.
+    text = ("Borg can use a passphrase.\n\n"
+            "BORG_DISPLAY_PASSPHRASE: When set, use the value to show the passphrase.\n\n"
+            "BORG_PASSPHRASE: When set, use the value to answer the passphrase question.")
+    ctx = answer_ctx.Context([hit(1, text, title="Environment Variables")])
+    q = "What is BORG_PASSPHRASE used for?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    # All three hold borg, passphrase and use (3/3 each); ties go to the first, a sentence and then an
+    # entry that names only the words.
+    assert [(s.unit.text[:23], s.lexical, s.defines) for s in ex.scores] == [
+        ("Borg can use a passphra", pytest.approx(1.0), 0), ("BORG_DISPLAY_PASSPHRASE", pytest.approx(1.0), 1),
+        ("BORG_PASSPHRASE: When s", pytest.approx(1.0), 2)]
+    assert ex.text == "“BORG_PASSPHRASE: When set, use the value to answer the passphrase question.” [1]"
+    # Led by the entry that names only the words, the one that writes the name still takes the lead.
+    ctx = answer_ctx.Context([hit(1, text.split("\n\n", 1)[1], title="Environment Variables")])
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    assert ex.scores[0].defines == 1
+    assert ex.text == "“BORG_PASSPHRASE: When set, use the value to answer the passphrase question.” [1]"
+
+
+def test_a_table_row_is_an_entry_only_when_its_first_cell_writes_the_name():
+    # borg's option tables: "| --keep-within INTERVAL | keep all archives within this time interval |".
+    text = ("An argument of the form <int><char> is what --keep-within takes.\n\n"
+            "|  |  |\n|---|---|\n| --keep-within INTERVAL | keep all archives within this time interval |")
+    ctx = answer_ctx.Context([hit(1, text, title="borg prune")])
+    q = "What is the --keep-within option for?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    # keep, within, option: the sentence and the row each hold keep and within (2/3); the sentence is first.
+    assert [(s.unit.kind, s.lexical, s.defines) for s in ex.scores] == [
+        ("sentence", pytest.approx(2 / 3), 0), ("row", pytest.approx(2 / 3), 2)]
+    assert ex.text.startswith("| --keep-within INTERVAL | keep all archives within this time interval |")
+    # A first cell that holds a question word is no entry: every row under "Severity" names "Sev".
+    text = "| Severity | Target |\n|---|---|\n| Sev 3 | 1 day |\n| Sev 2 | 1 hour |"
+    q = "what's the target for Sev 2?"
+    ex = ex_mod.extractive(q, terms(q), answer_ctx.Context([hit(1, text)]), IDF(), min_score=0.1)
+    assert [s.defines for s in ex.scores] == [0, 0]
+
+
 @pytest.mark.parametrize("q, asks", [("what does git stash pop do?", True), ("What's a sub-application?", True),
                                      ("explain root_path", True), ("依赖注入是什么？", True), ("什么是 OpenAPI？", True),
                                      ("how do I pop a stash?", False), ("怎么安装 FastAPI？", False),

@@ -213,7 +213,9 @@ class Scored:
     score: float
     lexical: float  # before the cosine half
     terms: frozenset[str]  # question terms (weight 1) the unit or its heading holds
-    defines: bool = False  # the question asks what X is or does, and the unit is the entry that defines X
+    # the question asks what X is or does, and the unit is the entry that defines X: 1, or 2 when its
+    # head writes X as the question does ("BORG_PASSPHRASE", not "BORG_DISPLAY_PASSPHRASE")
+    defines: int = 0
 
 
 @dataclass(frozen=True)
@@ -398,7 +400,7 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
             if numbers and in_range(numbers, u.text):
                 lex += TYPE_BONUS
             cands.append(Scored(u, lex, lex, frozenset(t for t in main if t in words or t in near),
-                                defining and _defines(u.text, main - heading, question)))
+                                _defines(u, main - heading, question) if defining else 0))
     cands.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
     if embed is None or not cands:
         return cands
@@ -486,7 +488,8 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
     # "| CRITICAL | A serious error |" row opened the answer to "what is the default level?").
     other = [j for j in (quote[0].i - 1, quote[-1].i + 1) if j in chunk and chunk[j].unit.kind != best.unit.kind
              and chunk[j].lexical >= NEIGHBOUR * best.lexical > 0 and not aside(max(j, quote[0].i))
-             and (chunk[j].unit.kind != "row" or _own_row_terms(chunk[j]))]
+             and (chunk[j].unit.kind != "row" or _own_row_terms(chunk[j]))
+             and not (best.defines and j < quote[0].i)]  # nothing before an entry, of any kind
     if other and len(quote) < limit:
         j = max(other, key=lambda j: chunk[j].lexical)
         quote = [chunk[j].unit, *quote] if j < quote[0].i else [*quote, chunk[j].unit]
@@ -562,22 +565,40 @@ _ASKS_DEFINITION = re.compile(r"^\W*(?:what(?:['’]s| is| are| does| do)\b|expl
 # An entry: a short head (a term, an option, a signature) before ": " or " - ", not a sentence.
 _ENTRY = re.compile(r"^(?:[-*+]\s+)?([^.!?。:]{1,80}?)(?::\s|\s[-–—]\s)")
 _WORD = re.compile(r"(?<![\w-])-{0,2}\w+")  # a word or an option as written ("-f", "--force")
+# A name as written: an option, or a word joined by "_", "-" or "." ("BORG_PASSPHRASE", "--keep-within",
+# "os.path"), which the analyzer splits into words that a neighbouring name holds too.
+_NAME = re.compile(r"(?<![\w.-])(?:-{1,2}\w[\w-]*|\w+(?:[_.-]\w+)+)(?![\w-])")
+_ROW_HEAD = re.compile(r"^\|\s*((?:[^|\\]|\\.)*?)\s*\|")
 
 
 def asks_definition(question: str) -> bool:
     return bool(_ASKS_DEFINITION.search(question))
 
 
-def _defines(text: str, asked: frozenset[str], question: str) -> bool:
-    """Whether ``text`` is an entry whose head names one of ``asked``: the
+def _defines(unit: Unit, asked: frozenset[str], question: str) -> int:
+    """Whether ``unit`` is an entry whose head names one of ``asked``: the
     question's terms that its chunk's title and headings do not hold (every
     entry under "git-stash(1)" names "stash").  A one-letter term names it
-    only as written: "-F <file>" is not "-f", which the analyzer folds alike."""
-    m = _ENTRY.match(text)
+    only as written: "-F <file>" is not "-f", which the analyzer folds alike.
+    A table row's head is its first cell ("| --keep-within INTERVAL | keep
+    all archives within this time interval |"), an entry only when it writes
+    the name: every row under "Severity" names "Sev", and "Sev 3" is no
+    answer to "Sev 2".  2: the head writes a name the question writes, as
+    written; 1: it names a term; 0: no entry."""
+    if unit.kind == "row":
+        m = _ROW_HEAD.match(unit.quote.rsplit("\n", 1)[-1])
+    else:
+        m = _ENTRY.match(unit.text)
     if m is None:
-        return False
-    named = asked & set(analyzer.analyze(m.group(1)))
-    return any(len(t) > 1 for t in named) or bool(named and set(_WORD.findall(m.group(1))) & set(_WORD.findall(question)))
+        return 0
+    head = m.group(1)
+    named = asked & set(analyzer.analyze(head))
+    if not (any(len(t) > 1 for t in named) or named and set(_WORD.findall(head)) & set(_WORD.findall(question))):
+        return 0
+    written = {n.casefold() for n in _NAME.findall(question)}
+    if written & {n.casefold() for n in _NAME.findall(head)}:
+        return 2
+    return 0 if unit.kind == "row" else 1
 
 
 def asks_code(question: str) -> bool:
@@ -625,8 +646,10 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # (Only in that chunk: "how much does it cost?" is not answered by another table's "cost".)
         best = next((s for s in ranked if s.unit.n == best.unit.n and s.score >= LEAD * best.score
                      and s.terms & focus and (code or s.unit.kind != "code")), best)
-    if not best.defines:  # what X is or does: the entry that defines X leads when it is near the best
-        best = next((s for s in ranked if s.defines and s.score >= LEAD * best.score), best)
+    if best.defines < 2:  # what X is or does: the entry that defines X leads when it is near the best,
+        # one that writes X as the question does before one that only names its words
+        near = [s for s in ranked if s.defines > best.defines and s.score >= LEAD * best.score]
+        best = max(near, key=lambda s: s.defines, default=best)
     if kind is not None and not holds(kind, best.unit.text):
         # A table row must also hold every question term the best unit holds:
         # rows differ by what their first cells name, and the Canada row's
