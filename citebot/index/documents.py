@@ -535,7 +535,11 @@ def _html_block(tag) -> Block | None:
         text = _flat_text(tag, lists=False)
     else:
         text = _flat_text(tag)
-    return Block("para", (_item_mark(tag) if tag.name == "li" else "") + text, start, end) if text else None
+    if tag.name == "li":
+        # A nested list's item is indented under its owner, as Markdown writes it ("From Source,
+        # either:" / "  - Using pip ..."): at one level, its options read as siblings of the item.
+        text = "  " * len(tag.find_parents("li")) + _item_mark(tag) + text
+    return Block("para", text, start, end) if text else None
 
 
 def _item_mark(li) -> str:
@@ -976,7 +980,7 @@ def _label_notes(soup) -> None:
             mark.replace_with("\n" * str(mark).count("\n"))
 
 
-_ITEM = re.compile(r"- |\d{1,4}\. ")
+_ITEM = re.compile(r" *(?:- |\d{1,4}\. )")
 _SAID = ("?", "!", ".", ":", "？", "：", "。")  # a term ending in these reads on without a colon
 
 

@@ -99,7 +99,8 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 38: HTML: definitions inside a definition are entries of their own; a row of one cell across a table
 # labels the rows below it (a table that opens with one has no header row), a column empty in every row
 # is left out; a footer marked by class alone is chrome
-CHUNKER_VERSION = 38
+# 39: HTML: a nested list's items are indented under the item that holds them
+CHUNKER_VERSION = 39
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
