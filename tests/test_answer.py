@@ -1180,6 +1180,19 @@ def test_a_table_row_is_an_entry_only_when_its_first_cell_writes_the_name():
     assert [s.defines for s in ex.scores] == [0, 0]
 
 
+def test_a_neighbour_of_another_kind_joins_for_words_of_its_own_not_its_headings():
+    # borg's option tables: "How do I mount an archive?" was answered "“positional arguments”" over the row;
+    # the label holds "mount" only through the page's title, as every unit on the page does.
+    text = "positional arguments\n\n|  |  |\n|---|---|\n| REPOSITORY_OR_ARCHIVE | repository or archive to mount |"
+    ctx = answer_ctx.Context([hit(1, text, title="borg mount")])
+    q = "which parameter names the archive to mount?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    # parameter, name, archive, mount: the row holds archive and mount (2/4), the label mount at half (0.5/4),
+    # above NEIGHBOUR (0.2) of the row's score.
+    assert [(s.unit.kind, s.lexical) for s in ex.scores] == [("row", pytest.approx(0.5)), ("sentence", pytest.approx(0.125))]
+    assert ex.text == "| REPOSITORY_OR_ARCHIVE | repository or archive to mount | [1]"
+
+
 @pytest.mark.parametrize("q, asks", [("what does git stash pop do?", True), ("What's a sub-application?", True),
                                      ("explain root_path", True), ("依赖注入是什么？", True), ("什么是 OpenAPI？", True),
                                      ("how do I pop a stash?", False), ("怎么安装 FastAPI？", False),

@@ -488,7 +488,7 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
     # "| CRITICAL | A serious error |" row opened the answer to "what is the default level?").
     other = [j for j in (quote[0].i - 1, quote[-1].i + 1) if j in chunk and chunk[j].unit.kind != best.unit.kind
              and chunk[j].lexical >= NEIGHBOUR * best.lexical > 0 and not aside(max(j, quote[0].i))
-             and (chunk[j].unit.kind != "row" or _own_row_terms(chunk[j]))
+             and (_own_row_terms(chunk[j]) if chunk[j].unit.kind == "row" else _own_terms(chunk[j]))
              and not (best.defines and j < quote[0].i)]  # nothing before an entry, of any kind
     if other and len(quote) < limit:
         j = max(other, key=lambda j: chunk[j].lexical)
@@ -497,6 +497,12 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
 
 
 _ENDS = (".", "!", "?", ":", ";", "。", "！", "？", "：", "；", "।", "…", '"', "”", "'", "’", ")")
+
+
+def _own_terms(s: Scored) -> set[str]:
+    """The question terms a unit's own text holds: a heading's words, which every unit under it shares,
+    made a table's label ("positional arguments" under "borg mount") join the row below it."""
+    return set(s.terms) & set(analyzer.analyze(s.unit.text))
 
 
 def _own_row_terms(s: Scored) -> set[str]:
