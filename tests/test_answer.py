@@ -1140,7 +1140,7 @@ def test_a_one_letter_option_defines_only_as_written():
     assert ex.text == "“-f, --force: Replace an existing tag.” [1]"
 
 
-def test_an_entry_that_writes_the_name_as_the_question_does_leads():
+def test_a_question_that_writes_a_name_is_answered_by_the_entry_that_writes_it():
     # borg's environment variables: "what is BORG_PASSPHRASE used for?" got BORG_DISPLAY_PASSPHRASE's entry,
     # whose head holds the same words (borg, passphrase) to the analyzer, one place higher.
     text = ("Borg can use a passphrase.\n\n"
@@ -1149,17 +1149,17 @@ def test_an_entry_that_writes_the_name_as_the_question_does_leads():
     ctx = answer_ctx.Context([hit(1, text, title="Environment Variables")])
     q = "What is BORG_PASSPHRASE used for?"
     ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
-    # All three hold borg, passphrase and use (3/3 each); ties go to the first, a sentence and then an
-    # entry that names only the words.
+    # All three hold borg, passphrase and use (3/3 each); ties go to the first.
     assert [(s.unit.text[:23], s.lexical, s.defines) for s in ex.scores] == [
-        ("Borg can use a passphra", pytest.approx(1.0), 0), ("BORG_DISPLAY_PASSPHRASE", pytest.approx(1.0), 1),
-        ("BORG_PASSPHRASE: When s", pytest.approx(1.0), 2)]
+        ("Borg can use a passphra", pytest.approx(1.0), False), ("BORG_DISPLAY_PASSPHRASE", pytest.approx(1.0), False),
+        ("BORG_PASSPHRASE: When s", pytest.approx(1.0), True)]
     assert ex.text == "“BORG_PASSPHRASE: When set, use the value to answer the passphrase question.” [1]"
-    # Led by the entry that names only the words, the one that writes the name still takes the lead.
-    ctx = answer_ctx.Context([hit(1, text.split("\n\n", 1)[1], title="Environment Variables")])
-    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
-    assert ex.scores[0].defines == 1
-    assert ex.text == "“BORG_PASSPHRASE: When set, use the value to answer the passphrase question.” [1]"
+    # Nor does an entry whose head holds only the question's other words ("borg check --repair" and
+    # BORG_CHECK_I_KNOW_WHAT_I_AM_DOING's "borg", "check") define what it asks.
+    text = "BORG_CHECK_I_KNOW: Answers the question of check --repair.\n\ncheck --repair may lose data."
+    q = "what does borg check --repair do?"
+    ex = ex_mod.extractive(q, terms(q), answer_ctx.Context([hit(1, text, title="Environment")]), IDF(), min_score=0.1)
+    assert [s.defines for s in ex.scores] == [False, False]
 
 
 def test_a_table_row_is_an_entry_only_when_its_first_cell_writes_the_name():
@@ -1171,13 +1171,13 @@ def test_a_table_row_is_an_entry_only_when_its_first_cell_writes_the_name():
     ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
     # keep, within, option: the sentence and the row each hold keep and within (2/3); the sentence is first.
     assert [(s.unit.kind, s.lexical, s.defines) for s in ex.scores] == [
-        ("sentence", pytest.approx(2 / 3), 0), ("row", pytest.approx(2 / 3), 2)]
+        ("sentence", pytest.approx(2 / 3), False), ("row", pytest.approx(2 / 3), True)]
     assert ex.text.startswith("| --keep-within INTERVAL | keep all archives within this time interval |")
     # A first cell that holds a question word is no entry: every row under "Severity" names "Sev".
     text = "| Severity | Target |\n|---|---|\n| Sev 3 | 1 day |\n| Sev 2 | 1 hour |"
     q = "what's the target for Sev 2?"
     ex = ex_mod.extractive(q, terms(q), answer_ctx.Context([hit(1, text)]), IDF(), min_score=0.1)
-    assert [s.defines for s in ex.scores] == [0, 0]
+    assert [s.defines for s in ex.scores] == [False, False]
 
 
 def test_a_neighbour_of_another_kind_joins_for_words_of_its_own_not_its_headings():

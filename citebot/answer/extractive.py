@@ -213,9 +213,7 @@ class Scored:
     score: float
     lexical: float  # before the cosine half
     terms: frozenset[str]  # question terms (weight 1) the unit or its heading holds
-    # the question asks what X is or does, and the unit is the entry that defines X: 1, or 2 when its
-    # head writes X as the question does ("BORG_PASSPHRASE", not "BORG_DISPLAY_PASSPHRASE")
-    defines: int = 0
+    defines: bool = False  # the question asks what X is or does, and the unit is the entry that defines X
 
 
 @dataclass(frozen=True)
@@ -400,7 +398,7 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
             if numbers and in_range(numbers, u.text):
                 lex += TYPE_BONUS
             cands.append(Scored(u, lex, lex, frozenset(t for t in main if t in words or t in near),
-                                _defines(u, main - heading, question) if defining else 0))
+                                defining and _defines(u, main - heading, question)))
     cands.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
     if embed is None or not cands:
         return cands
@@ -581,30 +579,33 @@ def asks_definition(question: str) -> bool:
     return bool(_ASKS_DEFINITION.search(question))
 
 
-def _defines(unit: Unit, asked: frozenset[str], question: str) -> int:
+def _defines(unit: Unit, asked: frozenset[str], question: str) -> bool:
     """Whether ``unit`` is an entry whose head names one of ``asked``: the
     question's terms that its chunk's title and headings do not hold (every
     entry under "git-stash(1)" names "stash").  A one-letter term names it
     only as written: "-F <file>" is not "-f", which the analyzer folds alike.
-    A table row's head is its first cell ("| --keep-within INTERVAL | keep
-    all archives within this time interval |"), an entry only when it writes
-    the name: every row under "Severity" names "Sev", and "Sev 3" is no
-    answer to "Sev 2".  2: the head writes a name the question writes, as
-    written; 1: it names a term; 0: no entry."""
+    A question that writes a name (an option, words joined by "_", "-" or
+    ".") asks about that name: the head must write it ("BORG_PASSPHRASE:",
+    not "BORG_DISPLAY_PASSPHRASE:", which the analyzer splits into the same
+    words).  A table row's head is its first cell ("| --keep-within INTERVAL
+    | keep all archives within this time interval |"), an entry only when it
+    writes such a name: every row under "Severity" names "Sev", and "Sev 3"
+    is no answer to "Sev 2"."""
     if unit.kind == "row":
         m = _ROW_HEAD.match(unit.quote.rsplit("\n", 1)[-1])
     else:
         m = _ENTRY.match(unit.text)
     if m is None:
-        return 0
+        return False
     head = m.group(1)
     named = asked & set(analyzer.analyze(head))
     if not (any(len(t) > 1 for t in named) or named and set(_WORD.findall(head)) & set(_WORD.findall(question))):
-        return 0
+        return False
     written = {n.casefold() for n in _NAME.findall(question)}
-    if written & {n.casefold() for n in _NAME.findall(head)}:
-        return 2
-    return 0 if unit.kind == "row" else 1
+    if written or unit.kind == "row":
+        # "what does borg check --repair do?" is not BORG_CHECK_I_KNOW_WHAT_I_AM_DOING's entry
+        return bool(written & {n.casefold() for n in _NAME.findall(head)})
+    return True
 
 
 def asks_code(question: str) -> bool:
@@ -652,10 +653,8 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # (Only in that chunk: "how much does it cost?" is not answered by another table's "cost".)
         best = next((s for s in ranked if s.unit.n == best.unit.n and s.score >= LEAD * best.score
                      and s.terms & focus and (code or s.unit.kind != "code")), best)
-    if best.defines < 2:  # what X is or does: the entry that defines X leads when it is near the best,
-        # one that writes X as the question does before one that only names its words
-        near = [s for s in ranked if s.defines > best.defines and s.score >= LEAD * best.score]
-        best = max(near, key=lambda s: s.defines, default=best)
+    if not best.defines:  # what X is or does: the entry that defines X leads when it is near the best
+        best = next((s for s in ranked if s.defines and s.score >= LEAD * best.score), best)
     if kind is not None and not holds(kind, best.unit.text):
         # A table row must also hold every question term the best unit holds:
         # rows differ by what their first cells name, and the Canada row's
