@@ -798,9 +798,9 @@ def test_a_sphinx_page_reads_as_its_content(tmp_path):
         ("heading", "Sorting HOW TO", 4),
         ("para", "Call f.read(size), then list.sort(). Next line.", 5),
         ("para", "Note: JSON files must be UTF-8.", 6),
-        ("para", "Use a key function:", 7),
+        ("para", "- Use a key function:", 7),  # an item that shows code keeps its bullet
         ("code", "```\n>>> sorted(students, key=grades.__getitem__)\n['jane', 'dave']\n```", 7),
-        ("para", "key:", 9), ("para", "A function of one argument:", 9), ("code", "```\nkey=str.lower\n```", 9),
+        ("para", "key: A function of one argument:", 9), ("code", "```\nkey=str.lower\n```", 9),
         ("heading", "Footnotes", 10),
         ("para", "[1] Module objects have a secret attribute.", 13)]
     # Nothing of the navigation bar, sidebar, search box or footer is read.

@@ -325,3 +325,26 @@ def test_a_footer_marked_by_class_alone_is_not_read(tmp_path):
     # A footer inside an article is the article's own.
     assert [b.text for b in documents.load(tmp_path / "f.html", "f.html").blocks] == [
         "Body text.", "A card.", "Posted in March."]
+
+
+def test_sphinx_api_pages_read_their_parameter_lists_examples_and_no_source_links(tmp_path):
+    # Celery's API pages: "Parameters: status (str) – Current task state. retval (Any) – ..." read as one
+    # line; "[source]" followed every signature; a rubric "Example" inside one method's definition
+    # headed every later method of the page.
+    write(tmp_path / "t.html", '<html><body><div role="main"><h1>celery.app.task</h1>\n'
+                               '<dl><dt>on_bound(app)<a href="x"><span class="viewcode-link">[source]</span></a></dt>'
+                               '<dd><p>Called when the task is bound.</p>\n<dl><dt>Parameters:</dt><dd><ul>\n'
+                               '<li><p>status (str) – Current task state.</p></li>\n'
+                               '<li><p>retval (Any) – Task return value.</p></li></ul></dd></dl>\n'
+                               '<p class="rubric">Example</p><pre>task.on_bound(app)</pre></dd></dl>\n'
+                               '<dl><dt>retry()</dt><dd><p>Retry the task.</p></dd></dl></div></body></html>')
+    blocks = documents.load(tmp_path / "t.html", "t.html").blocks
+    assert [(b.kind, b.text, b.start) for b in blocks[1:]] == [
+        ("para", "on_bound(app): Called when the task is bound.", 2), ("para", "Parameters:", 3),
+        ("para", "- status (str) – Current task state.\n- retval (Any) – Task return value.", 4),
+        ("para", "Example:", 6), ("code", "```\ntask.on_bound(app)\n```", 6),
+        ("para", "retry(): Retry the task.", 7)]
+    # A rubric outside any definition is still a heading.
+    write(tmp_path / "r.html", '<html><body><p>Text.</p><p class="rubric">Footnotes</p><p>One.</p></body></html>')
+    assert [(b.kind, b.text) for b in documents.load(tmp_path / "r.html", "r.html").blocks] == [
+        ("para", "Text."), ("heading", "Footnotes"), ("para", "One.")]

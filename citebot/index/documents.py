@@ -19,7 +19,7 @@ import re
 import threading
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from citebot.index import asciidoc, markdown, metadata
@@ -446,6 +446,8 @@ _PERMALINKS = ("headerlink", "hash-link", "header-anchor", "anchor-link")
 # a navigation table was quoted as the answer to "how do I create a database in MySQL?".
 _CHROME_CLASSES = ("navheader", "navfooter", "toc")
 _CHROME_IDS = ("toc", "footer")
+# Sphinx's viewcode "[source]" after every signature, and "[docs]" back from the source.
+_SOURCE_LINKS = ("viewcode-link", "viewcode-back")
 # A footer or a "previous / next chapter" bar marked by class alone, read as a <footer> is (Sphinx's
 # bootstrap theme: "borg init  borg extract  © Copyright ... Created using Sphinx." closed every page,
 # nine chunks were nothing else, one the dense channel's first hit for "what does borg compact do?").
@@ -712,12 +714,19 @@ def _html_blocks(root) -> list[Block]:
                 if child.name == "table" and _layout(child):
                     walk_layout(child)  # its cells' blocks, in reading order
                 elif child.name in ("li", "dd") and id(child) not in joined and (
-                        child.find(("pre", "dl")) is not None or _text_after_list(child)):
+                        child.find(("pre", "dl")) is not None or _text_after_list(child)
+                        or child.name == "dd" and child.find(("ul", "ol")) is not None):
                     # An item or definition that shows code: its paragraphs and code blocks are
                     # blocks of their own (read as one line, ">>> sorted(students, key=...)" became prose).
                     flush()
+                    first = len(blocks)
                     walk(child)
                     flush()
+                    if child.name == "li" and first < len(blocks) and blocks[first].kind == "para":
+                        # its first paragraph keeps the item's mark (Celery's "status: List active
+                        # nodes" over its example had lost its bullet among its sibling commands)
+                        mark = "  " * len(child.find_parents("li")) + _item_mark(child)
+                        blocks[first] = replace(blocks[first], text=mark + blocks[first].text)
                 elif child.name in _BLOCKS:
                     flush()
                     if id(child) in joined:
@@ -735,17 +744,12 @@ def _html_blocks(root) -> list[Block]:
                                  named[-1].end) if named else None
                     if dd is not None and dd.name == "dd":
                         joined.update(id(t) for t in terms[1:])
-                        if dd.find("pre") is not None:
-                            # the term introduces its definition's paragraphs and code, read as blocks
-                            if term is not None:
-                                colon = "" if term.text.endswith(_SAID) else ":"
-                                blocks.append(Block("para", term.text + colon, term.start, term.end))
-                            continue
-                        if dd.find("dl") is not None:
-                            # Definitions inside a definition (Sphinx's "General:" over BORG_REPO,
-                            # BORG_PASSPHRASE ...; a function's parameter list) are entries of their
-                            # own: read as one line, every term ran into the one before it.  The term
-                            # keeps the paragraph that opens its definition.
+                        if dd.find(("pre", "dl", "ul", "ol")) is not None:
+                            # Code, definitions or a list inside a definition (Sphinx's "General:"
+                            # over BORG_REPO, BORG_PASSPHRASE ...; a function's "Parameters:" list)
+                            # are blocks of their own: read as one line, code became prose and every
+                            # term ran into the one before it.  The term keeps the paragraph that
+                            # opens its definition ("on_bound(app): Called when the task is bound.").
                             lead = _lead_paragraph(dd)
                             means = _html_block(lead) if lead is not None else None
                             if term is not None and means is not None:
@@ -842,7 +846,7 @@ def load_html(path: Path, rel: str, data: bytes) -> Document:
     chrome = [t for t in soup.find_all(_PAGE_CHROME) + soup.find_all("div", class_=list(_FOOTER_CLASSES))
               if t.find_parent(["main", "article"]) is None and (main is None or not any(p is main for p in t.parents))]
     chrome += soup.find_all(role=list(_CHROME_ROLES))
-    chrome += soup.find_all("a", class_=list(_PERMALINKS))
+    chrome += soup.find_all("a", class_=list(_PERMALINKS)) + soup.find_all(class_=list(_SOURCE_LINKS))
     chrome += soup.find_all("div", class_=list(_CHROME_CLASSES)) + soup.find_all(id=list(_CHROME_IDS))
     chrome += [t for t in soup.find_all(True) if _unshown(t) or _link_list(t)]
     for tag in soup.find_all(_BOILERPLATE) + chrome:
@@ -968,8 +972,14 @@ def _label_notes(soup) -> None:
             title.append(NavigableString(f"{label}:"))
     # Sphinx's rubric ("Footnotes") is a heading the page shows without a number: read as one, it
     # starts the chunk of what it heads instead of ending the chunk before.
+    # Inside a definition or an item (Celery's "Example" under one method) it labels what follows
+    # there: as a heading, it headed every later method of the page.
     for rubric in soup.find_all("p", class_="rubric"):
-        rubric.name = "h6"
+        if rubric.find_parent(("dd", "li", "td", "th")) is None:
+            rubric.name = "h6"
+        elif label := _flat_text(rubric).rstrip(":： "):
+            rubric.clear()
+            rubric.append(NavigableString(f"{label}:"))
     # A footnote's number (Sphinx: <aside class="footnote"><span class="label">[1]</span><p>...) opens
     # its text, as the page shows it, instead of a paragraph "[1]" of its own.
     for note in soup.find_all(class_="footnote"):
