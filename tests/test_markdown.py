@@ -348,3 +348,16 @@ def test_sphinx_api_pages_read_their_parameter_lists_examples_and_no_source_link
     write(tmp_path / "r.html", '<html><body><p>Text.</p><p class="rubric">Footnotes</p><p>One.</p></body></html>')
     assert [(b.kind, b.text) for b in documents.load(tmp_path / "r.html", "r.html").blocks] == [
         ("para", "Text."), ("heading", "Footnotes"), ("para", "One.")]
+
+
+def test_sphinx_sidebars_topics_and_drawn_formulas_read_as_the_page_shows_them(tmp_path):
+    # Celery's guide: "Tip" stood alone as a paragraph over its sidebar's text, and "forming the
+    # expression" ended in nothing where the page draws "(2 + 2) + 16 = 20" (imgmath's picture).
+    write(tmp_path / "s.html", '<html><body><div role="main"><aside class="sidebar"><p class="sidebar-title">Tip</p>'
+                               '<p>Use send_task() to call a task by name.</p></aside>'
+                               '<div class="topic"><p class="topic-title">Quick Cheat Sheet</p><ul><li>T.delay()</li>'
+                               '</ul></div><p>Forming the expression <img class="math" src="m.png" alt="(2 + 2) + 16 = 20"/>'
+                               ' in the worker.</p></div></body></html>')
+    assert [b.text for b in documents.load(tmp_path / "s.html", "s.html").blocks] == [
+        "Tip: Use send_task() to call a task by name.", "Quick Cheat Sheet:", "- T.delay()",
+        "Forming the expression (2 + 2) + 16 = 20 in the worker."]

@@ -716,8 +716,9 @@ def _html_blocks(root) -> list[Block]:
                 elif child.name in ("li", "dd") and id(child) not in joined and (
                         child.find(("pre", "dl")) is not None or _text_after_list(child)
                         or child.name == "dd" and child.find(("ul", "ol")) is not None):
-                    # An item or definition that shows code: its paragraphs and code blocks are
-                    # blocks of their own (read as one line, ">>> sorted(students, key=...)" became prose).
+                    # An item or definition that shows code (or a definition holding definitions or a
+                    # list): its paragraphs, code blocks and items are blocks of their own (read as one
+                    # line, ">>> sorted(students, key=...)" became prose).
                     flush()
                     first = len(blocks)
                     walk(child)
@@ -854,6 +855,10 @@ def load_html(path: Path, rel: str, data: bytes) -> Document:
             tag.replace_with("\n" * str(tag).count("\n"))
     _label_notes(soup)
     _superscripts(soup)
+    # A formula drawn as a picture (Sphinx's imgmath) reads as the formula its alt text writes: "forming
+    # the expression" ended in nothing where Celery's page shows "(2 + 2) + 16 = 20".
+    for img in soup.find_all("img", class_="math"):
+        img.replace_with(f" {img.get('alt', '')} ")
     # Every article of the page is read (a blog index holds many), <main> when there is one.
     root = main or soup.body or soup
     blocks = _merge_list_items(_html_blocks(root))
@@ -959,7 +964,8 @@ def _label_notes(soup) -> None:
             content.name = "div" if content.find(_BLOCKS + _CONTAINERS) else "p"
             table.replace_with(title)
             title.insert_after(content)
-    for title in soup.find_all("p", class_="admonition-title"):
+    # (docutils' sidebars and topics title themselves the same way: "Tip" stood alone as a paragraph)
+    for title in soup.find_all("p", class_=["admonition-title", "sidebar-title", "topic-title"]):
         if title.parent is None:
             continue
         label = _flat_text(title).rstrip(":： ")

@@ -103,7 +103,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 40: HTML: a definition holding code or a list reads its term with its first paragraph and the rest as
 # blocks; an item that shows code keeps its bullet; a rubric inside a definition or an item labels what
 # follows there; Sphinx's "[source]" links are not read
-CHUNKER_VERSION = 40
+# 41: HTML: a sidebar's or topic's title opens its text as a note's does; a formula drawn as a picture
+# reads as its alt text
+CHUNKER_VERSION = 41
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
