@@ -1180,6 +1180,17 @@ def test_a_table_row_is_an_entry_only_when_its_first_cell_writes_the_name():
     assert [s.defines for s in ex.scores] == [False, False]
 
 
+def test_a_header_less_rows_neighbour_joins_for_the_words_it_shares_with_it():
+    # Rows under a header share its words, so a neighbouring row joins only for words of its own; a
+    # header-less row is quoted alone, and its own words are no header's (read as one, "Monday" was
+    # left out of the answer to "which days are you closed?").
+    text = "|  |  |\n|---|---|\n| Sunday | closed |\n| Monday | closed |"
+    q = "which days are you closed?"
+    ex = ex_mod.extractive(q, terms(q), answer_ctx.Context([hit(1, text)]), IDF(), min_score=0.1)
+    assert [s.lexical for s in ex.scores] == [pytest.approx(0.5), pytest.approx(0.5)]
+    assert ex.text == "| Sunday | closed |\n| Monday | closed | [1]"
+
+
 def test_a_neighbour_of_another_kind_joins_for_words_of_its_own_not_its_headings():
     # borg's option tables: "How do I mount an archive?" was answered "“positional arguments”" over the row;
     # the label holds "mount" only through the page's title, as every unit on the page does.

@@ -426,7 +426,7 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
     chunk = {s.unit.i: s for s in scored if s.unit.n == best.unit.n}
     same = {i: s for i, s in chunk.items() if s.unit.kind == best.unit.kind}
     # Every row of a table holds its header's words; a row joins for words of its own.
-    header = set(analyzer.analyze(best.unit.quote.split("\n")[0])) if best.unit.kind == "row" else set()
+    header = _header_words(best.unit)
     # A sentence of a list item brings the rest of its item first: "`allow_methods`
     # - A list of HTTP methods ... Defaults to `['GET']`." is one thought, and the
     # items beside it are other parameters (they may still join after it, as any
@@ -441,11 +441,6 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
         `Response` ...", where the docs had a code block citebot cannot show)."""
         return j in chunk and chunk[j].unit.kind == "sentence" and bool(ASIDE.match(chunk[j].unit.text))
 
-    def own(j: int) -> set[str]:
-        """The question terms unit j's own text holds (a row's beyond its header's words):
-        ``terms`` counts the heading's too, and every row under "## Pricing tiers" held "pricing"."""
-        return set(same[j].terms) & set(analyzer.analyze(same[j].unit.text)) - header
-
     def joins(j: int) -> bool:
         if not same[j].lexical >= NEIGHBOUR * best.lexical > 0:
             return False
@@ -453,12 +448,12 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
         # ("-u <key-id>: ..."), is about another term.
         if best.defines and (j < best.unit.i or _ENTRY.match(same[j].unit.text)):
             return False
-        if header and not own(j):
+        if header and not _own_terms(same[j]):
             return False
         # A sentence of another list item (another parameter) joins only for a question term the quote
         # lacks: "Defaults to `[]`." of expose_headers read as max_age's default beside "Defaults to `600`".
         if item is not None and same[j].unit.item != item:
-            return bool(own(j) - set().union(*(set(same[i].terms) for i in range(lo, hi + 1))))
+            return bool(_own_terms(same[j]) - set().union(*(set(same[i].terms) for i in range(lo, hi + 1))))
         return True
     while hi - lo + 1 < limit and best.unit.kind != "code":
         near = [j for j in (lo - 1, hi + 1) if j in same and not aside(max(j, lo))]
@@ -486,7 +481,7 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
     # "| CRITICAL | A serious error |" row opened the answer to "what is the default level?").
     other = [j for j in (quote[0].i - 1, quote[-1].i + 1) if j in chunk and chunk[j].unit.kind != best.unit.kind
              and chunk[j].lexical >= NEIGHBOUR * best.lexical > 0 and not aside(max(j, quote[0].i))
-             and (_own_row_terms(chunk[j]) if chunk[j].unit.kind == "row" else _own_terms(chunk[j]))
+             and _own_terms(chunk[j])
              and not (best.defines and j < quote[0].i)]  # nothing before an entry, of any kind
     if other and len(quote) < limit:
         j = max(other, key=lambda j: chunk[j].lexical)
@@ -498,15 +493,18 @@ _ENDS = (".", "!", "?", ":", ";", "。", "！", "？", "：", "；", "।", "…
 
 
 def _own_terms(s: Scored) -> set[str]:
-    """The question terms a unit's own text holds: a heading's words, which every unit under it shares,
-    made a table's label ("positional arguments" under "borg mount") join the row below it."""
-    return set(s.terms) & set(analyzer.analyze(s.unit.text))
+    """The question terms a unit's own text holds, beyond a row's header row: ``terms`` counts the
+    heading's too (every row under "## Pricing tiers" held "pricing", and a table's label "positional
+    arguments" under "borg mount" joined the row below it), and every row holds its header's words."""
+    return set(s.terms) & set(analyzer.analyze(s.unit.text)) - _header_words(s.unit)
 
 
-def _own_row_terms(s: Scored) -> set[str]:
-    """The question terms a table row's own cells hold (beyond its header row's words)."""
-    header = set(analyzer.analyze(s.unit.quote.split("\n")[0]))
-    return set(s.terms) & set(analyzer.analyze(s.unit.text)) - header
+def _header_words(u: Unit) -> set[str]:
+    """The words of a row's header row; none for a header-less row, which is quoted alone (its
+    first line is the row itself), or for another unit."""
+    if u.kind != "row" or "\n" not in u.quote:
+        return set()
+    return set(analyzer.analyze(u.quote.split("\n")[0]))
 
 
 def _steps(best: Scored, scored: list[Scored]) -> list[Unit] | None:
