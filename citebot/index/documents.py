@@ -538,26 +538,28 @@ def _html_block(tag) -> Block | None:
     else:
         text = _flat_text(tag)
     if tag.name == "li":
-        # A nested list's item is indented under its owner, as Markdown writes it ("From Source,
-        # either:" / "  - Using pip ..."): at one level, its options read as siblings of the item.
-        text = "  " * len(tag.find_parents("li")) + _item_mark(tag) + text
+        text = _item_mark(tag) + text
     return Block("para", text, start, end) if text else None
 
 
 def _item_mark(li) -> str:
     """"- " for an item of a bulleted list, its number for one of a numbered list
-    ("3. "; AsciiDoc's callouts <1>, <2> in the code above name them by number)."""
+    ("3. "; AsciiDoc's callouts <1>, <2> in the code above name them by number),
+    indented under the item that holds its list, as Markdown writes it ("From
+    Source, either:" / "  - Using pip ..."; at one level, its options read as
+    siblings of the item)."""
     from bs4 import Tag
 
+    indent = "  " * len(li.find_parents("li"))
     parent = li.parent
     if not isinstance(parent, Tag) or parent.name != "ol":
-        return "- "
+        return indent + "- "
     try:
         first = int(str(parent.get("start") or 1))
     except ValueError:
         first = 1
     before = sum(1 for sib in li.find_previous_siblings("li"))
-    return f"{first + before}. "
+    return f"{indent}{first + before}. "
 
 
 def _span(cell, name: str) -> int:
@@ -617,13 +619,12 @@ def _html_table(tag) -> list[Block]:
     if not rows:
         return []
     width = max(len(r) for r, *_ in rows)
-    labels = [r for r, label, *_ in rows if label and len(r) == width > 1 and r[0]]
-    if not labels:
+    labelled = {id(r) for r, label, *_ in rows if label and len(r) == width > 1 and r[0]}
+    if not labelled:
         start = tag.sourceline or 1
         lines = ["| " + " | ".join(r) + " |" for r, *_ in rows]
         lines.insert(1, "|" + "---|" * len(rows[0][0]))
         return [Block("table", "\n".join(lines), start, start + str(tag).count("\n"))]
-    labelled = {id(r) for r in labels}
     header = None if id(rows[0][0]) in labelled else rows[0][0]
     body = rows if header is None else rows[1:]
     used = [c for c in range(width) if any(c < len(r) and r[c] for r, *_ in rows if id(r) not in labelled)]
@@ -644,6 +645,15 @@ def _html_table(tag) -> list[Block]:
             group.append(r)
     close()
     return out
+
+
+def _holds_blocks(tag) -> bool:
+    """Whether an item or a definition is read as blocks of its own, not as one line: it shows code
+    (">>> sorted(students, key=...)" became prose), holds definitions (every term ran into the one
+    before it), goes on after a list of its own, or is a definition holding a list (Celery's
+    "Parameters: status (str) – ... retval (Any) – ...")."""
+    inner = ("pre", "dl", "ul", "ol") if tag.name == "dd" else ("pre", "dl")
+    return tag.find(inner) is not None or _text_after_list(tag)
 
 
 def _lead_paragraph(dd):
@@ -713,12 +723,7 @@ def _html_blocks(root) -> list[Block]:
             if isinstance(child, Tag):
                 if child.name == "table" and _layout(child):
                     walk_layout(child)  # its cells' blocks, in reading order
-                elif child.name in ("li", "dd") and id(child) not in joined and (
-                        child.find(("pre", "dl")) is not None or _text_after_list(child)
-                        or child.name == "dd" and child.find(("ul", "ol")) is not None):
-                    # An item or definition that shows code (or a definition holding definitions or a
-                    # list): its paragraphs, code blocks and items are blocks of their own (read as one
-                    # line, ">>> sorted(students, key=...)" became prose).
+                elif child.name in ("li", "dd") and id(child) not in joined and _holds_blocks(child):
                     flush()
                     first = len(blocks)
                     walk(child)
@@ -726,8 +731,7 @@ def _html_blocks(root) -> list[Block]:
                     if child.name == "li" and first < len(blocks) and blocks[first].kind == "para":
                         # its first paragraph keeps the item's mark (Celery's "status: List active
                         # nodes" over its example had lost its bullet among its sibling commands)
-                        mark = "  " * len(child.find_parents("li")) + _item_mark(child)
-                        blocks[first] = replace(blocks[first], text=mark + blocks[first].text)
+                        blocks[first] = replace(blocks[first], text=_item_mark(child) + blocks[first].text)
                 elif child.name in _BLOCKS:
                     flush()
                     if id(child) in joined:
@@ -745,29 +749,24 @@ def _html_blocks(root) -> list[Block]:
                                  named[-1].end) if named else None
                     if dd is not None and dd.name == "dd":
                         joined.update(id(t) for t in terms[1:])
-                        if dd.find(("pre", "dl", "ul", "ol")) is not None:
-                            # Code, definitions or a list inside a definition (Sphinx's "General:"
-                            # over BORG_REPO, BORG_PASSPHRASE ...; a function's "Parameters:" list)
-                            # are blocks of their own: read as one line, code became prose and every
-                            # term ran into the one before it.  The term keeps the paragraph that
-                            # opens its definition ("on_bound(app): Called when the task is bound.").
-                            lead = _lead_paragraph(dd)
-                            means = _html_block(lead) if lead is not None else None
-                            if term is not None and means is not None:
-                                joined.add(id(lead))
-                                joint = " " if term.text.endswith(_SAID) else ": "
-                                blocks.append(Block("para", f"{term.text}{joint}{means.text}", term.start, means.end))
-                            elif term is not None:
-                                colon = "" if term.text.endswith(_SAID) else ":"
-                                blocks.append(Block("para", term.text + colon, term.start, term.end))
-                            continue
                         # A term and its definition are one sentence ("Artifact: A file the build
-                        # makes."): apart, "what is an artifact?" was answered "Artifact".
-                        means = _html_block(dd)
+                        # makes."): apart, "what is an artifact?" was answered "Artifact".  A
+                        # definition read as blocks (it holds code, definitions or a list: Sphinx's
+                        # "General:" over BORG_REPO, BORG_PASSPHRASE ...) gives its term the paragraph
+                        # it opens with ("on_bound(app): Called when the task is bound."), and the
+                        # rest is walked as blocks of their own.
+                        apart = _holds_blocks(dd)
+                        part = _lead_paragraph(dd) if apart else dd
+                        means = _html_block(part) if part is not None else None
                         if term is not None and means is not None:
-                            joined.add(id(dd))
+                            joined.add(id(part))
                             joint = " " if term.text.endswith(_SAID) else ": "
                             blocks.append(Block("para", f"{term.text}{joint}{means.text}", term.start, means.end))
+                            continue
+                        if apart:
+                            if term is not None:
+                                colon = "" if term.text.endswith(_SAID) else ":"
+                                blocks.append(Block("para", term.text + colon, term.start, term.end))
                             continue
                     caption = child.find("caption") if child.name == "table" else None
                     title = _flat_text(caption) if caption is not None else ""
