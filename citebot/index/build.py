@@ -248,7 +248,7 @@ def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report, pat
         if len(rel.encode("utf-8")) > PATH_MAX:  # an index stores it whole (Milvus: a 2,048-byte column)
             report.skipped.append((rel[:80] + "…", f"its path is longer than {PATH_MAX} bytes; shorten it"))
             continue
-        if path.suffix.lower() not in documents.SUFFIXES:
+        if documents.file_type(path) not in documents.SUFFIXES:
             report.skipped.append((rel, f"{UNSUPPORTED}{path.suffix or '(none)'}"))
             continue
         try:
@@ -411,7 +411,7 @@ def _ingest(folder: Path, cfg: Config, rebuild: bool, embedder, include: list[st
     # full index; documents that are there but unreadable are removed like
     # any unreadable file (fail closed: a page its author just marked staff
     # with a broken line must not stay public).
-    found_documents = any(p.suffix.lower() in documents.SUFFIXES for p in paths)
+    found_documents = any(documents.file_type(p) in documents.SUFFIXES for p in paths)
     if not sources and prev.n_chunks and not found_documents:
         raise IndexError_(f"{folder} holds no readable documents, but the index at {index_where(cfg)} holds "
                           f"{prev.n_chunks} chunks; nothing was changed. To empty the index, ingest with --rebuild")

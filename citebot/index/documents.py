@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from citebot.index import asciidoc, markdown, metadata
+from citebot.index import asciidoc, markdown, metadata, rst
 from citebot.index.metadata import UnreadableDocument
 
 # pypdf logs every oddity of a damaged file; we report one line per file instead.
@@ -33,7 +33,7 @@ _PYPDF.setLevel(logging.ERROR)
 _PYPDF.addHandler(logging.NullHandler())
 _PYPDF.propagate = False
 
-SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf", *asciidoc.SUFFIXES)
+SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf", *asciidoc.SUFFIXES, *rst.SUFFIXES)
 split_front_matter = metadata.split_front_matter
 
 
@@ -313,6 +313,11 @@ def load_markdown(path: Path, rel: str, data: bytes) -> Document:
 def load_asciidoc(path: Path, rel: str, data: bytes) -> Document:
     meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
     return _markdown_document(path, rel, meta, asciidoc.to_markdown(lines), skipped)
+
+
+def load_rst(path: Path, rel: str, data: bytes) -> Document:
+    meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
+    return _markdown_document(path, rel, meta, rst.to_markdown(lines), skipped)
 
 
 def _markdown_document(path: Path, rel: str, meta: dict, lines: list[str], skipped: int) -> Document:
@@ -1381,7 +1386,18 @@ def _pdf_meta(info: dict) -> dict:
 
 
 LOADERS = {".md": load_markdown, ".markdown": load_markdown, ".txt": load_text,
-           ".html": load_html, ".htm": load_html, ".pdf": load_pdf, **dict.fromkeys(asciidoc.SUFFIXES, load_asciidoc)}
+           ".html": load_html, ".htm": load_html, ".pdf": load_pdf, **dict.fromkeys(asciidoc.SUFFIXES, load_asciidoc),
+           **dict.fromkeys(rst.SUFFIXES, load_rst)}
+
+
+def file_type(path: Path) -> str:
+    """The suffix that says how a file reads: its last, but for a Sphinx
+    include ("create.rst.inc"), which is reStructuredText.  Sphinx pastes it
+    into the page that includes it; citebot reads it as a file of its own, so
+    a citation names the file that holds the text (borg's option tables and
+    environment variables live in such files)."""
+    name = path.name.lower()
+    return next((s for s in rst.SUFFIXES if name.endswith(f"{s}.inc")), path.suffix.lower())
 
 
 def load(path: Path, rel: str, data: bytes | None = None) -> Document:
@@ -1389,7 +1405,7 @@ def load(path: Path, rel: str, data: bytes | None = None) -> Document:
     very bytes it parses: a file saved between two reads was recorded with one
     version's hash and the other's text).  The file is read here once, and every
     loader parses those bytes (a PDF's cut-update check reads them too)."""
-    loader = LOADERS.get(path.suffix.lower())
+    loader = LOADERS.get(file_type(path))
     if loader is None:
         raise UnreadableDocument(f"unsupported file type {path.suffix or '(none)'}; supported: {', '.join(SUFFIXES)}")
     try:

@@ -1,0 +1,585 @@
+"""reStructuredText read as the Markdown it renders like, one line for one
+line (so citations keep pointing at the source lines), for the Markdown reader.
+
+Most Python projects write their manuals in it (Sphinx): read as plain text,
+a section's underline was text, ``.. code-block::`` bodies were sentences,
+``:class:`~celery.Celery``` read with its role and a ``.. note::`` lost its label.
+
+* titles: a line under (and over) a rule of one punctuation character; levels
+  go by the order the styles first appear, as docutils numbers them
+* ``para::`` and ``.. code-block:: lang`` (``code``, ``sourcecode``, doctest
+  blocks ``>>>``) -> a code fence on the blank line before the indented body
+  and after it; ``para::`` reads "para:"
+* admonitions (``note``, ``warning``, ``seealso`` ... ``admonition:: Title``,
+  ``versionadded:: 2.0``) -> "Note: ..." before their first text
+* Sphinx object descriptions (``.. function:: sig``, ``.. attribute::``,
+  ``.. option::``, any ``domain:kind``) and definition lists -> one item,
+  ``- sig: meaning``; field lists ``:param x: ...`` -> ``- param x: ...``
+* grid, simple, ``list-table`` and ``csv-table`` tables -> a pipe table (rows
+  written from the table's first line on; a row that took several lines takes one)
+* dropped: comments and targets (``.. _label:``, ``.. |sub| image::``),
+  ``toctree``, ``contents``, ``image``, ``include``, ``automodule`` and other
+  directives whose text lives elsewhere, a directive's ``:option:`` lines and
+  transitions; any other directive's body is read as text
+* bullets ``*``, ``-``, ``+`` and numbers ``1.``, ``#.``, ``(a)`` -> Markdown
+  items, nested by indent; line blocks ``| text`` -> text
+* inline: ````code```` -> ```code```; ``:role:`text <target>``` -> text
+  (a code role's target, ``~`` for its last part, in backticks);
+  ```text <url>`_`` -> text; footnote references ``[1]_`` -> dropped;
+  ```text``` (the default role, mostly a name) stays a code span
+"""
+from __future__ import annotations
+
+import csv
+import re
+import unicodedata
+from collections.abc import Sequence
+
+SUFFIXES = (".rst", ".rest")
+
+_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")  # three or more of one punctuation character ("::" is none)
+_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w.+-]+(?::[\w.+-]+)*)::(?:\s+(.*?))?\s*$")
+_EXPLICIT = re.compile(r"^(\s*)\.\.(?:\s|$)")  # a comment, target, footnote or substitution
+_FOOTNOTE = re.compile(r"^\s*\.\.\s+\[([^\]]+)\]\s+(.*)$")
+_OPTION = re.compile(r"^\s*:[\w.-]+:(?:\s.*)?$")  # a directive's ":linenos:" line
+_FIELD = re.compile(r"^(\s*):((?:[^:`\\]|\\.)+):(?:\s+(.*?))?\s*$")
+_ITEM = re.compile(r"^(\s*)([-*+•]|\d+[.)]|#[.)]|\(\d+\)|[a-zA-Z][.)]|\([a-zA-Z]\))\s+(\S.*)$")
+_OPTION_LIST = re.compile(r"^(-{1,2}[\w?][\w-]*(?:[ =][<\w][\w<>-]*)?(?:,\s+-{1,2}[\w?][\w-]*(?:[ =][<\w][\w<>-]*)?)*)"
+                          r"\s{2,}(\S.*)$")
+_GRID_BORDER = re.compile(r"^\s*\+(?:[-=]+\+)+\s*$")
+_SIMPLE_BORDER = re.compile(r"^\s*=+(?:\s+=+)+\s*$")
+_SIMPLE_RULE = re.compile(r"^\s*-+(?:\s+-+)*\s*$")  # a column span's underline inside a simple table
+_LINE_BLOCK = re.compile(r"^\s*\|(?:\s+(.*))?$")
+
+_ADMONITIONS = {"note": "Note", "warning": "Warning", "tip": "Tip", "important": "Important", "caution": "Caution",
+                "attention": "Attention", "danger": "Danger", "hint": "Hint", "error": "Error", "seealso": "See also",
+                "todo": "Todo"}
+_VERSIONS = {"versionadded": "New in version", "versionchanged": "Changed in version",
+             "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
+_CODE = {"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput", "parsed-literal", "productionlist",
+         "prompt", "highlight-code"}
+# Text that lives elsewhere (another file, the code's docstrings) or is never shown as text.
+_DROPPED = {"toctree", "contents", "include", "literalinclude", "image", "raw", "meta", "index", "highlight",
+            "currentmodule", "module", "default-role", "role", "sectionauthor", "moduleauthor", "codeauthor", "rst-class",
+            "tabularcolumns", "testsetup", "testcleanup", "inheritance-diagram", "graphviz", "digraph", "graph",
+            "autosummary", "program", "title", "target-notes", "footer", "header", "sectnum"}
+# Sphinx's descriptions of a thing, read as "- `signature`: what it does".
+_OBJECTS = {"function", "class", "method", "staticmethod", "classmethod", "attribute", "property", "data",
+            "exception", "decorator", "decoratormethod", "option", "cmdoption", "envvar", "describe", "object",
+            "confval", "type", "member", "macro", "var", "enum", "enumerator", "struct", "union", "directive",
+            "get", "post", "put", "patch", "delete", "head"}
+_TITLED = {"topic", "sidebar", "rubric", "centered", "table"}
+_PLAIN_ROLES = {"ref", "doc", "term", "abbr", "guilabel", "menuselection", "math", "sup", "sub", "emphasis",
+                "strong", "title-reference", "t", "numref", "download", "pypi", "manpage", "kbd", "sha", "dfn",
+                "pep", "rfc", "github", "issue", "pr", "keyword", "index"}
+
+_ROLE = re.compile(r":(?:[\w-]+:)*([\w-]+):`((?:[^`\\]|\\.)+)`")
+_LITERAL = re.compile(r"``(.+?)``(?!`)")
+_REFERENCE = re.compile(r"`((?:[^`\\]|\\.)+?)`__?(?![\w])")  # `text <url>`_ and `text`_
+_FOOTNOTE_REF = re.compile(r"\s?\[(?:\d+|#[\w-]*|\*|[A-Za-z][\w.-]*)\]_(?![\w])")
+_SUBSTITUTION = re.compile(r"(?<![\w|])\|([^|\s](?:[^|]*[^|\s])?)\|(?:__?)?(?![\w|])")
+_TARGET = re.compile(r"\s*<([^<>]+)>$")
+_INLINE_TARGET = re.compile(r"_`([^`]+)`")
+
+
+# Markdown lines a label cannot open: code, an item, a table, a heading, indented code
+_BLOCK_LINE = re.compile(r"^(?:```|\s*(?:[-*+]|\d+[.)])\s|\||#|    )")
+_ITEM_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+def _width(text: str) -> int:
+    """Columns a title takes: a wide (Chinese) character is two, as its underline writes it."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _role(m: re.Match) -> str:
+    name, content = m.group(1), m.group(2)
+    target = _TARGET.search(content)
+    if target and content[:target.start()].strip():  # "text <target>": the text is what shows
+        return content[:target.start()].strip()
+    content = content.lstrip("!")
+    if name in _PLAIN_ROLES:
+        return f"PEP {content}" if name == "pep" else f"RFC {content}" if name == "rfc" else content
+    if content.startswith("~"):  # ~celery.app.Celery shows "Celery"
+        content = content[1:].rsplit(".", 1)[-1]
+    return f"`{content}`"
+
+
+def _reference(m: re.Match) -> str:
+    content = m.group(1)
+    target = _TARGET.search(content)
+    return content[:target.start()].strip() if target and content[:target.start()].strip() else content
+
+
+def inline(text: str) -> str:
+    """A line's inline markup as it renders; a ````literal```` is kept as written."""
+    parts = _LITERAL.split(text)
+    return "".join(f"`{part}`" if k % 2 else _text(part) for k, part in enumerate(parts))
+
+
+def _text(part: str) -> str:
+    roles = [_role(m) for m in _ROLE.finditer(part)]  # kept out of the rules below
+    s = _ROLE.sub("\x00", part)
+    s = _INLINE_TARGET.sub(r"\1", s)
+    s = _REFERENCE.sub(_reference, s)
+    s = _FOOTNOTE_REF.sub("", s)
+    s = _SUBSTITUTION.sub(r"\1", s)
+    s = re.sub(r"\\(.)", r"\1", s.replace("\\ ", ""))
+    pieces = s.split("\x00")
+    return "".join(p + r for p, r in zip(pieces, [*roles, ""]))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _blank(line: str) -> bool:
+    return not line.strip()
+
+
+def _body_end(lines: Sequence[str], start: int, base: int) -> int:
+    """The end of the block indented deeper than ``base`` from ``start`` on
+    (blank lines inside it are its; those after its last line are not)."""
+    j = start
+    last = start
+    while j < len(lines) and (_blank(lines[j]) or _indent(lines[j].expandtabs(8)) > base):
+        if not _blank(lines[j]):
+            last = j + 1
+        j += 1
+    return last
+
+
+def _dedent(lines: Sequence[str]) -> list[str]:
+    lines = [x.expandtabs(8) for x in lines]
+    least = min((_indent(x) for x in lines if x.strip()), default=0)
+    return [x[least:].rstrip() for x in lines]
+
+
+class _Reader:
+    """Converts lines in place in ``out`` (one output line per input line); a
+    directive's body is read by a reader of its own over its dedented lines."""
+
+    def __init__(self, styles: list[tuple[str, bool]]) -> None:
+        self.styles = styles  # title styles in the order they appeared: (character, overlined)
+
+    def level(self, char: str, over: bool) -> int:
+        if (char, over) not in self.styles:
+            self.styles.append((char, over))
+        return min(self.styles.index((char, over)) + 1, 6)
+
+    def title(self, lines: Sequence[str], i: int) -> tuple[int, str, int] | None:
+        """(level, text, lines taken) of a title at line i, overlined or not."""
+        line = lines[i].rstrip()
+        if i and not _blank(lines[i - 1]):
+            return None
+        m = _ADORNMENT.match(line)
+        if m and i + 2 < len(lines):  # overline, text, underline
+            text, under = lines[i + 1].strip(), lines[i + 2].rstrip()
+            if text and under == line and not _ADORNMENT.match(text) and len(line) >= _width(text):
+                return self.level(m.group(1), True), text, 3
+        if m or _blank(line) or line[:1].isspace() or i + 1 >= len(lines):
+            return None
+        u = _ADORNMENT.match(lines[i + 1].rstrip())
+        if u is None:
+            return None
+        under = lines[i + 1].rstrip()
+        if len(under) < _width(line) and len(under) < 4:  # "a - b" over "--" is no title
+            return None
+        return self.level(u.group(1), False), line.strip(), 2
+
+    def read(self, lines: Sequence[str]) -> list[str]:
+        out: list[str] = []
+        n = len(lines)
+        items: list[int] = []  # the indents of the open list items, outermost first
+        literal = False  # the paragraph before ended in "::": an indented block after it is code
+        para_indent = 0  # the indent of the paragraph or block being read
+        item_indent: int | None = None  # the indent of the list item, field or option being read
+        after_definition = -1  # the line after the last definition read
+        i = 0
+
+        def text_line(raw: str) -> str:
+            text = inline(raw.strip())
+            depth = len([x for x in items if x < _indent(raw.expandtabs(8))])
+            return ("  " * depth + text) if depth and not text.startswith("- ") else text
+
+        while i < n:
+            raw = lines[i]
+            line = raw.rstrip()
+            ind = _indent(raw.expandtabs(8))
+            if _blank(line):
+                out.append("")
+                i += 1
+                continue
+            if literal and out and _blank(lines[i - 1]) and ind > para_indent:
+                literal = False
+                i = _fence(lines, i, _body_end(lines, i, para_indent), "", out)
+                continue
+            literal = False
+            while items and ind < items[-1]:
+                items.pop()
+            t = self.title(lines, i)
+            if t is not None:
+                level, text, taken = t
+                out.append(f"{'#' * level} {inline(text)}")
+                out.extend([""] * (taken - 1))
+                items.clear()
+                i += taken
+                continue
+            if _ADORNMENT.match(line) and len(line.strip()) >= 4 and (i == 0 or _blank(lines[i - 1])):
+                out.append("")  # a transition
+                i += 1
+                continue
+            d = _DIRECTIVE.match(line)
+            if d:
+                i = self.directive(lines, i, d, out)
+                continue
+            if _EXPLICIT.match(line):
+                end = _body_end(lines, i + 1, ind)
+                f = _FOOTNOTE.match(line)
+                out.append(f"[{f.group(1)}] {inline(f.group(2))}" if f and not f.group(1).startswith("#") else "")
+                out.extend([""] * (end - i - 1))
+                i = end
+                continue
+            if _GRID_BORDER.match(line):
+                i = _read_table(lines, i, out, grid=True)
+                continue
+            if _SIMPLE_BORDER.match(line) and (i == 0 or _blank(lines[i - 1])):
+                i = _read_table(lines, i, out, grid=False)
+                continue
+            if line.lstrip().startswith(">>>") and (i == 0 or _blank(lines[i - 1])) and out:
+                end = i
+                while end < n and not _blank(lines[end]):
+                    end += 1
+                i = _fence(lines, i, end, "pycon", out)
+                continue
+            # A block starts after a blank line; an item, field or option right under one of its kind too.
+            if item_indent is not None and ind < item_indent or item_indent is not None and ind == item_indent \
+                    and not (_ITEM.match(line) or _FIELD.match(line) or _OPTION_LIST.match(line.strip())):
+                item_indent = None
+            # A term goes on right under the definition before it ("BORG_REPO" / "BORG_PASSPHRASE").
+            if i == 0 or _blank(lines[i - 1]) or item_indent == ind or i == after_definition:
+                block = self.block_start(lines, i, items)
+                if block is not None:
+                    kind, text = block
+                    if kind == "term":
+                        i = after_definition = self.definition(lines, i, text, out)
+                        continue
+                    else:
+                        out.append(text)
+                        item_indent = ind
+                    i += 1
+                    para_indent = ind
+                    continue
+            lb = _LINE_BLOCK.match(line)
+            if lb and (i == 0 or _blank(lines[i - 1]) or _LINE_BLOCK.match(lines[i - 1])):
+                out.append(inline(lb.group(1) or ""))
+                i += 1
+                continue
+            if i == 0 or _blank(lines[i - 1]):
+                para_indent = ind
+            stripped = line.strip()
+            if stripped.endswith("::"):
+                literal = True
+                stripped = "" if stripped == "::" else stripped[:-3] if stripped.endswith(" ::") else stripped[:-1]
+                if not stripped:
+                    out.append("")
+                    i += 1
+                    continue
+                line = " " * ind + stripped
+            out.append(text_line(line))
+            i += 1
+        return out
+
+    def definition(self, lines: Sequence[str], i: int, term: str, out: list[str]) -> int:
+        """A term at line i and its definition (the lines indented under it,
+        read as a page of their own: it may hold code, lists, or terms of its
+        own, as borg's "General:" holds BORG_REPO ...) as one item: "- term:"
+        opens the definition's first paragraph, and an item inside goes two
+        spaces in.  Returns the line after it."""
+        end = _body_end(lines, i + 1, _indent(lines[i].expandtabs(8)))
+        while end < len(lines) and _blank(lines[end]):  # a code block at its end closes on a blank line
+            end += 1
+        inner = _Reader(self.styles).read(_dedent(lines[i + 1:end]))
+        head = f"- {term.rstrip(':')}:"
+        first = next((k for k, x in enumerate(inner) if x.strip()), None)
+        plain = first is not None and not _BLOCK_LINE.match(inner[first])
+        out.append("" if plain else head)
+        for k, x in enumerate(inner):
+            out.append(f"{head} {x}" if plain and k == first else f"  {x}" if _ITEM_LINE.match(x) else x)
+        return end
+
+    def block_start(self, lines: Sequence[str], i: int, items: list[int]) -> tuple[str, str] | None:
+        """("item", its Markdown) or ("term", the term) for a block that starts at line i."""
+        line = lines[i].rstrip()
+        ind = _indent(line.expandtabs(8))
+        nxt = lines[i + 1].expandtabs(8) if i + 1 < len(lines) else ""
+        m = _ITEM.match(line.expandtabs(8))
+        # "A. Smith wrote" is no item: a letter or "#" item needs a next line indented under it or blank
+        if m and (m.group(2)[0] in "-*+•(" or m.group(2)[0].isdigit()
+                  or _blank(nxt) or _indent(nxt) > ind or _ITEM.match(nxt)):
+            while items and items[-1] > ind:  # items whose text starts right of this one's mark hold it
+                items.pop()
+            depth = len(items)
+            items.append(ind + len(m.group(2)) + 1)
+            mark = "-" if m.group(2)[0] in "-*+•" else "1."
+            return "item", "  " * depth + f"{mark} {inline(m.group(3))}"
+        f = _FIELD.match(line)
+        if f:
+            name = inline(f.group(2))
+            return ("item", f"- {name}: {inline(f.group(3))}") if f.group(3) else ("term", name)
+        o = _OPTION_LIST.match(line.strip())
+        if o:
+            return "item", f"- {o.group(1)}: {inline(o.group(2))}"
+        if nxt.strip() and _indent(nxt) > ind and not _ADORNMENT.match(nxt.rstrip()) \
+                and not line.rstrip().endswith("::") and not _DIRECTIVE.match(nxt):
+            term = line.strip()
+            term = re.sub(r"\s+:\s+(.+)$", r" (\1)", term)  # "term : classifier"
+            return "term", inline(term)
+        return None
+
+    def directive(self, lines: Sequence[str], i: int, d: re.Match, out: list[str]) -> int:
+        """Reads the directive at line i into ``out``; returns the line after it."""
+        ind, name, arg = len(d.group(1)), d.group(2).lower(), (d.group(3) or "").strip()
+        kind = name.rsplit(":", 1)[-1] if name.rsplit(":", 1)[-1] in _OBJECTS else name
+        end = stop = _body_end(lines, i + 1, ind)
+        while end < len(lines) and _blank(lines[end]) and end > i + 1:  # blank lines after the body
+            end += 1  # are its (a code block at its end closes on one)
+        j = i + 1
+        # more signatures under the first ("sig1" / "sig2"), then options, before a blank line
+        while j < end and kind in _OBJECTS and not _blank(lines[j]) and not _OPTION.match(lines[j]):
+            arg += ", " + lines[j].strip()
+            j += 1
+        options: dict[str, str] = {}
+        while j < end and _OPTION.match(lines[j]):
+            key, _, value = lines[j].strip()[1:].partition(":")
+            options[key] = value.strip()
+            j += 1
+        body = list(lines[j:end])
+        # "only:: latex" (or man, text ...) is for another build than the web pages: borg's option
+        # tables came twice, once as a table and once as the PDF's term list.  A bodiless "class::"
+        # is docutils' (it names a style); Sphinx's describes a Python class.
+        if kind in _DROPPED or name.startswith("auto") or kind == "only" and (
+                "html" not in arg or "not html" in arg) or kind == "class" and not any(x.strip() for x in body):
+            out.extend([""] * (end - i))
+            return end
+        if kind in _CODE:
+            out.extend([""] * (j - i))
+            first = next((k for k, x in enumerate(body) if x.strip()), None)
+            if first is None:
+                return end
+            out.extend([""] * first)
+            lang = "pycon" if kind == "doctest" else arg.split()[0] if arg else ""
+            after = _fence(lines, j + first, stop, lang, out)
+            out.extend([""] * (end - after))
+            return max(end, after)
+        if kind in ("list-table", "csv-table"):
+            if kind == "list-table":
+                rows, head = _list_table(_dedent(body)), int(options.get("header-rows") or 0)
+            else:
+                header = _csv_table([options["header"]]) if "header" in options else []
+                rows, head = header + _csv_table(_dedent(body)), len(header)
+            _place(out, [f"{inline(arg)}:"] * bool(arg) + _pipe(rows, head), end - i)
+            return end
+        text = ""
+        if kind in _OBJECTS:
+            label = f"- `{arg}`"
+        elif kind in _ADMONITIONS:
+            label, text = _ADMONITIONS[kind], arg
+        elif kind == "admonition" or kind in _TITLED:
+            label = inline(arg)
+        elif kind in _VERSIONS:
+            version, _, text = arg.partition(" ")
+            label = f"{_VERSIONS[kind]} {version}"
+        else:  # a directive citebot does not know: its body is text like any other, its argument not
+            label = ""
+        at = len(out)
+        out.extend([""] * (j - i))
+        inner = _Reader(self.styles).read(_dedent(body)) if body else []
+        out.extend(inner)
+        if not label:
+            return end
+        if text:  # ".. note:: text" goes on in the body's first lines
+            out[at] = f"{label}: {inline(text)}"
+            return end
+        first = next((k for k, x in enumerate(inner) if x.strip()), None)
+        if first is not None and not _BLOCK_LINE.match(inner[first]):
+            out[at + j - i + first] = f"{label}: {inner[first]}"  # the label opens its first paragraph
+        else:  # a list, table or code first, or nothing: the label stands on the directive's line
+            out[at] = label if kind in _OBJECTS else f"{label}." if kind in _VERSIONS and first is None else f"{label}:"
+        return end
+
+
+def _fence(lines: Sequence[str], start: int, end: int, lang: str, out: list[str]) -> int:
+    """Lines start..end-1 are code: a fence on the line before them (a blank
+    line, an option or the directive, already in ``out``) and on the blank
+    line after (at the very end, one line more).  Where text follows with no
+    blank line between, the code is indented four spaces instead, which needs
+    no closing line.  Returns the line to go on from."""
+    code = _dedent(lines[start:end])
+    if end < len(lines) and not _blank(lines[end]):
+        out[-1] = ""
+        out.extend(f"    {x}" if x else "" for x in code)
+        return end
+    out[-1] = f"```{lang}"
+    out.extend(code)
+    out.append("```")
+    return end + 1
+
+
+def _cells(text: str) -> str:
+    return inline(" ".join(text.split()))
+
+
+def _list_table(body: list[str]) -> list[list[str]]:
+    """The rows of a list-table: "* - a" opens a row, "  - b" a cell."""
+    rows: list[list[str]] = []
+    for line in body:
+        s = line.strip()
+        m = re.match(r"^\*\s+-\s+(.*)$", s) if not line[:1].isspace() else None
+        if m or s in ("* -", "*"):
+            rows.append([m.group(1) if m else ""])
+        elif rows and (cell := re.match(r"^-(?:\s+(.*))?$", s)) and _indent(line) <= 2:
+            rows[-1].append(cell.group(1) or "")
+        elif rows and s:
+            rows[-1][-1] = (rows[-1][-1] + " " + s).strip()
+    return [[_cells(c) for c in r] for r in rows]
+
+
+def _csv_table(body: list[str]) -> list[list[str]]:
+    text = [x.strip() for x in body if x.strip()]
+    return [[_cells(c) for c in row] for row in csv.reader(text, skipinitialspace=True)]
+
+
+def _pipe(rows: list[list[str]], head: int) -> list[str]:
+    """Pipe-table lines; a table without a header row gets an empty one, as
+    the HTML reader writes it (its rows are quoted alone)."""
+    if not rows:
+        return []
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    def line(r: list[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in r) + " |"
+    header = [" ".join(c for c in col if c) for col in zip(*rows[:head])] if head else [""] * width
+    return [line(header), "|" + "---|" * width, *(line(r) for r in rows[head:])]
+
+
+def _place(out: list[str], table: list[str], taken: int) -> None:
+    """A table's lines from its first line on, blank lines for the rest of
+    the lines it took (the Markdown reader wants a table's rows together)."""
+    out.extend(table)
+    out.extend([""] * (taken - len(table)))
+
+
+def _grid(lines: Sequence[str], i: int) -> tuple[list[list[str]], int, int, set[int]]:
+    """A grid table's rows, its header rows' count, where it ends, and its
+    label rows (one cell across the whole table)."""
+    n = len(lines)
+    end = i
+    while end < n and lines[end].strip()[:1] in ("+", "|"):
+        end += 1
+    rows: list[list[str]] = []
+    labels: set[int] = set()
+    head = 0
+    cols: list[int] = []
+    current: list[list[str]] | None = None
+    spans = False  # every line of the row so far has one cell across the table
+    for k in range(i, end):
+        line = lines[k].rstrip()
+        if _GRID_BORDER.match(line):
+            if current is not None:
+                labels |= {len(rows)} if spans and len(cols) > 2 else set()
+                rows.append([" ".join(" ".join(c).split()) for c in current])
+            if "=" in line:
+                head = len(rows)
+            cols = [p for p, ch in enumerate(line) if ch == "+"]
+            current = None
+            continue
+        if current is None:
+            current, spans = [[] for _ in range(max(len(cols) - 1, 1))], True
+        # a cell ends at a "|" on a column line; a cell spanning columns has none there
+        cuts = [p for p in cols if p < len(line) and line[p] == "|"]
+        spans = spans and len(cuts) == 2
+        for a, b in zip(cuts, cuts[1:]):
+            c = cols.index(a)
+            if c < len(current):
+                text = line[a + 1:b].strip()
+                current[c].append("" if text.startswith(".. ") else text)  # a directive in a cell styles it
+    if current is not None:
+        rows.append([" ".join(" ".join(c).split()) for c in current])
+    return [[inline(c) for c in r] for r in rows], head, end, labels
+
+
+def _simple(lines: Sequence[str], i: int) -> tuple[list[list[str]], int, int]:
+    """A simple table's rows, its header rows' count and where it ends (after
+    the border that a blank line or the end follows)."""
+    n = len(lines)
+    border = lines[i].rstrip()
+    spans = [(m.start(), m.end()) for m in re.finditer(r"=+", border)]
+    borders = [i]
+    head = 0
+    rows: list[list[str]] = []
+    k = i + 1
+    while k < n:
+        line = lines[k].rstrip()
+        if _SIMPLE_BORDER.match(line):
+            borders.append(k)
+            if len(borders) == 2:
+                head = len(rows)  # the rows above the second border are the header, when a third closes
+            if k + 1 >= n or _blank(lines[k + 1]):
+                k += 1
+                break
+            k += 1
+            continue
+        if not line.strip() or _SIMPLE_RULE.match(line):
+            k += 1
+            continue
+        cells = [line[a:b if c < len(spans) - 1 else None].strip()
+                 for c, (a, b) in enumerate(spans)]
+        if rows and not cells[0] and any(cells):  # a blank first column goes on the row above
+            rows[-1] = [f"{x} {y}".strip() for x, y in zip(rows[-1], cells)]
+        else:
+            rows.append(cells)
+        k += 1
+    return [[inline(c) for c in r] for r in rows], head if len(borders) >= 3 else 0, k
+
+
+def _read_table(lines: Sequence[str], i: int, out: list[str], grid: bool) -> int:
+    if not grid:
+        rows, head, end = _simple(lines, i)
+        _place(out, _pipe(rows, head), end - i)
+        return end
+    rows, head, end, labels = _grid(lines, i)
+    _place(out, _grouped(rows, labels) if labels and not head else _pipe(rows, head), end - i)
+    return end
+
+
+def _grouped(rows: list[list[str]], labels: set[int]) -> list[str]:
+    """A header-less table whose rows one cell across the table labels
+    ("positional arguments", "Filesystem options" over borg's options), as the
+    HTML reader writes Sphinx's: each label a line of its own over a table of
+    the rows below it, a column empty in every row left out.  Each group
+    takes its label's line and its rows' (a row takes two lines at least,
+    with its border): it always fits."""
+    keep = [c for c in range(len(rows[0])) if any(r[c] for k, r in enumerate(rows) if k not in labels)]
+    out: list[str] = []
+    group: list[list[str]] = []
+
+    def flush() -> None:
+        if group:
+            out.extend(_pipe(group, 0))
+            group.clear()
+    for k, r in enumerate(rows):
+        if k in labels:
+            flush()
+            out.append(re.sub(r"^\*\*(.+)\*\*$", r"\1", r[0]))  # a label's bold is the table's look
+        else:
+            group.append([r[c] for c in keep])
+    flush()
+    return out
+
+
+def to_markdown(lines: Sequence[str]) -> list[str]:
+    """The Markdown lines a reStructuredText file reads as, one for each of
+    its lines (a code block closed at the very end, or a table with more
+    rows than lines, takes one more)."""
+    return _Reader([]).read(list(lines))

@@ -1,0 +1,204 @@
+"""reStructuredText (Sphinx manuals) read as the Markdown it renders like, line for line."""
+from citebot.index import documents, rst
+from citebot.index.chunker import chunk_document
+
+PAGE = """\
+=========
+ Workers
+=========
+
+.. contents::
+    :local:
+
+Starting the worker
+===================
+
+Start it in the foreground:
+
+.. code-block:: console
+
+    $ celery -A proj worker -l INFO
+
+For the options see :mod:`~celery.bin.worker`, or simply do::
+
+    $ celery worker --help
+
+.. note::
+
+    The :setting:`worker_prefetch_multiplier` setting and ``--concurrency``
+    matter here. See `the guide <https://example.org>`_ [1]_.
+
+.. versionadded:: 5.2
+
+    The ``--detach`` option.
+
+Options
+-------
+
+-c, --concurrency  Number of child processes.
+--pool TEXT        Pool implementation.
+
+prefetch
+    How many messages a worker reserves,
+    per process.
+
+* bullet one
+  goes on
+* bullet two
+
+  - nested
+
+:param x: the x value
+:returns: nothing
+
+.. attribute:: Celery.main
+
+    Name of the main module.
+
+.. _target:
+.. |sub| replace:: text
+"""
+
+
+def test_a_sphinx_page_reads_as_the_markdown_it_renders_like_line_for_line():
+    lines = PAGE.split("\n")
+    md = rst.to_markdown(lines)
+    assert len(md) == len(lines)  # citations keep their source lines
+    # an overlined title is level 1, the first underlined style level 2, the next level 3
+    assert md[0:4] == ["# Workers", "", "", ""]
+    assert md[7] == "## Starting the worker" and md[29] == "### Options"
+    assert md[4:6] == ["", ""]  # contents: Sphinx builds it, the file does not hold it
+    assert md[12:16] == ["", "```console", "$ celery -A proj worker -l INFO", "```"]
+    # "do::" says "do:" and opens a literal block (code), fenced on the blank lines around it
+    assert md[16:20] == ["For the options see `worker`, or simply do:", "```", "$ celery worker --help", "```"]
+    assert md[20:24] == ["", "", "Note: The `worker_prefetch_multiplier` setting and `--concurrency`",
+                         "matter here. See the guide."]
+    assert md[25:28] == ["", "", "New in version 5.2: The `--detach` option."]
+    assert md[32:34] == ["- -c, --concurrency: Number of child processes.", "- --pool TEXT: Pool implementation."]
+    assert md[35:38] == ["", "- prefetch: How many messages a worker reserves,", "per process."]
+    assert md[39:44] == ["- bullet one", "goes on", "- bullet two", "", "  - nested"]
+    assert md[45:47] == ["- param x: the x value", "- returns: nothing"]
+    assert md[48:51] == ["", "", "- `Celery.main`: Name of the main module."]
+    assert md[52:54] == ["", ""]  # a target and a substitution never render
+    # a toctree's entries name other files: Sphinx shows their titles, the file holds none of it
+    assert rst.to_markdown([".. toctree::", "   :maxdepth: 2", "", "   intro", "   install", ""]) == [""] * 6
+
+
+def test_tables_become_pipe_tables_from_their_first_line_and_keep_the_line_count():
+    grid = """\
++------+-------+
+| Name | Value |
++======+=======+
+| a    | long  |
+|      | text  |
++------+-------+
+| b    | x     |
++------+-------+""".split("\n")
+    assert rst.to_markdown(grid) == ["| Name | Value |", "|---|---|", "| a | long text |", "| b | x |",
+                                     "", "", "", ""]
+    simple = """\
+=====  =====
+A      B
+=====  =====
+1      2
+       more
+3      4
+=====  =====
+""".split("\n")
+    # a row whose first column is blank goes on the row above
+    assert rst.to_markdown(simple) == ["| A | B |", "|---|---|", "| 1 | 2 more |", "| 3 | 4 |", "", "", "", ""]
+    # without a header row the table gets an empty one, as the HTML reader writes it
+    assert rst.to_markdown(["===  ===", "1    2", "===  ==="]) == ["|  |  |", "|---|---|", "| 1 | 2 |"]
+    listed = """\
+.. list-table:: Limits
+   :header-rows: 1
+
+   * - Name
+     - Max
+   * - queue
+     - 10
+""".split("\n")
+    assert rst.to_markdown(listed) == ["Limits:", "| Name | Max |", "|---|---|", "| queue | 10 |", "", "", "", ""]
+    csv = ['.. csv-table::', '   :header: "Key", "Meaning"', "", '   "a", "first, of two"', ""]
+    assert rst.to_markdown(csv) == ["| Key | Meaning |", "|---|---|", "| a | first, of two |", "", ""]
+
+
+def test_inline_markup_renders_and_a_literal_is_kept_as_written():
+    assert rst.inline(":class:`~celery.app.Celery` and :func:`celery.shared_task`") == "`Celery` and `celery.shared_task`"
+    assert rst.inline(":ref:`the guide <guide-label>` and :doc:`intro`") == "the guide and intro"
+    assert rst.inline(":pep:`8`, `Celery <https://celeryq.dev>`_, Redis_ [#]_") == "PEP 8, Celery, Redis_"
+    assert rst.inline("``:ref:`x` [1]_ `y`_``") == "`:ref:`x` [1]_ `y`_`"  # a literal is not markup
+    assert rst.inline("`__main__` and a \\*star\\*") == "`__main__` and a *star*"
+
+
+def test_code_that_text_follows_without_a_blank_line_is_indented_code_and_no_line_is_added(tmp_path):
+    lines = [".. code-block:: bash", "", "    export A=1", "", "    B=2", ".. _next:", "", "Text."]
+    md = rst.to_markdown(lines)
+    assert md == ["", "", "    export A=1", "", "    B=2", "", "", "Text."]
+    p = tmp_path / "x.rst"
+    p.write_text("\n".join(lines), encoding="utf-8")
+    doc = documents.load(p, p.name)
+    assert [(b.kind, b.start, b.end) for b in doc.blocks] == [("code", 3, 5), ("para", 8, 8)]
+
+
+def test_an_rst_file_is_ingested_with_its_sections_code_and_definitions(tmp_path):
+    p = tmp_path / "workers.rst"
+    p.write_text(PAGE, encoding="utf-8")
+    doc = documents.load(p, p.name)
+    assert doc.meta["title"] == "Workers"
+    blocks = [(b.kind, b.text, b.start) for b in doc.blocks]
+    assert ("code", "```console\n$ celery -A proj worker -l INFO\n```", 14) in blocks
+    assert ("para", "- prefetch: How many messages a worker reserves,\nper process.", 37) in blocks
+    chunks = chunk_document(doc, 200)
+    note = next(c for c in chunks if "worker_prefetch_multiplier" in c.text)
+    assert note.headings[-1] == "Starting the worker"
+    assert "Note: The `worker_prefetch_multiplier` setting" in note.text
+    assert not any(".. " in c.text or ":setting:" in c.text for c in chunks)
+
+
+def test_a_sphinx_include_is_ingested_as_rst_of_its_own_and_another_inc_file_is_skipped(tmp_path, cfg, counting):
+    from citebot.index.build import ingest
+    from citebot.index.local import LocalIndex
+    from citebot.schema import Scope
+    folder = tmp_path / "docs"
+    (folder / "usage").mkdir(parents=True)
+    (folder / "usage" / "create.rst.inc").write_text("borg create\n-----------\n\nCreates a backup archive.\n",
+                                                     encoding="utf-8")
+    (folder / "usage" / "defs.inc").write_text("#define A 1\n", encoding="utf-8")
+    report = ingest(folder, cfg, embedder=counting)
+    assert [rel for rel, _ in report.skipped] == ["usage/defs.inc"]
+    chunks = list(LocalIndex.load(cfg.index).scan(Scope.everything()))
+    assert [(c.source, c.title, c.text) for c in chunks] == [("usage/create.rst.inc", "borg create",
+                                                             "Creates a backup archive.")]
+
+
+def test_only_the_web_build_is_read_and_a_style_is_no_text():
+    lines = [".. only:: html", "", "   .. class:: borg-options-table", "", "   Shown on the web.", "",
+             ".. only:: latex", "", "   Printed in the PDF.", ""]
+    assert rst.to_markdown(lines) == ["", "", "", "", "Shown on the web.", "", "", "", "", ""]
+
+
+def test_a_grid_row_of_one_cell_across_the_table_labels_the_rows_below_it_as_the_html_reader_reads_it():
+    grid = ["+----+-------------+",
+            "| **FS options**   |",  # no "|" at column 5: one cell across both, not cut there
+            "+----+-------------+",
+            "|    | ``-x``      |",
+            "+----+-------------+",
+            "| Archive options  |",
+            "+----+-------------+",
+            "|    | ``-c``      |",
+            "+----+-------------+"]
+    assert all(len(x) == 20 for x in grid)
+    # each label a line over a table of its rows; the spacer column, empty in every row, left out
+    assert rst.to_markdown(grid) == ["FS options", "|  |", "|---|", "| `-x` |",
+                                     "Archive options", "|  |", "|---|", "| `-c` |", ""]
+
+
+def test_definitions_follow_each_other_without_blank_lines_and_nest():
+    lines = ["General:", "    BORG_REPO", "        When set, the default repository.", "    BORG_PASSPHRASE",
+             "        When set, the passphrase.", "", "        See also BORG_NEW_PASSPHRASE.", "Other:",
+             "    Text."]
+    # each variable is an entry of its own under "General", not one run of text
+    assert rst.to_markdown(lines) == ["- General:", "", "  - BORG_REPO: When set, the default repository.", "",
+                                      "  - BORG_PASSPHRASE: When set, the passphrase.", "",
+                                      "See also BORG_NEW_PASSPHRASE.", "", "- Other: Text."]
