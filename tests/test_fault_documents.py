@@ -746,6 +746,21 @@ def test_installed_packages_are_not_read_unless_included(tmp_path):
         assert "node_modules/" not in dict(report.skipped), glob
 
 
+def test_a_sphinx_builds_copy_of_its_sources_is_not_read_beside_its_html_pages(tmp_path):
+    folder = tmp_path / "html"
+    write(folder / "searchindex.js", "Search.setIndex({})")
+    write(folder / "tasks.html", "<html><head><title>Tasks</title></head><body><main><p>Tasks retry.</p></main></body></html>")
+    write(folder / "_sources" / "tasks.rst.txt", "Tasks\n=====\n\nTasks retry.\n")
+    cfg = Config(index=str(tmp_path / "idx"), embed_model="test/hash-8")
+    report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert report.added == ["tasks.html"]  # each page once
+    assert dict(report.skipped)["_sources/"].startswith("a Sphinx build's copy of its pages' sources")
+    # Without a Sphinx build beside it, a folder of that name is someone's documents.
+    (folder / "searchindex.js").unlink()
+    report = ingest(folder, cfg, embedder=HashEmbedder(), log=lambda m: None)
+    assert report.added == ["_sources/tasks.rst.txt"]
+
+
 def test_a_table_that_lays_out_the_page_is_read_as_the_page_not_as_one_row(tmp_path):
     # An old site's layout table became one data-table row of the whole page (9 KB, one chunk), its
     # nested table's text read twice; a quote for "paragraph 75" gave paragraphs 2-4.

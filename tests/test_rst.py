@@ -172,6 +172,13 @@ def test_a_sphinx_include_is_ingested_as_rst_of_its_own_and_another_inc_file_is_
                                                              "Creates a backup archive.")]
 
 
+def test_which_files_read_as_rst():
+    from pathlib import Path
+    assert [documents.file_type(Path(n)) for n in ("a.rst", "b.REST", "usage/c.rst.inc", "_sources/d.rst.txt",
+                                                    "e.txt", "f.inc", "g.md")] == [
+        ".rst", ".rest", ".rst", ".rst", ".txt", ".inc", ".md"]
+
+
 def test_only_the_web_build_is_read_and_a_style_is_no_text():
     lines = [".. only:: html", "", "   .. class:: borg-options-table", "", "   Shown on the web.", "",
              ".. only:: latex", "", "   Printed in the PDF.", ""]

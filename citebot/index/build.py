@@ -75,6 +75,11 @@ class Report:
 UNSUPPORTED = "unsupported file type "
 
 
+def _sphinx_sources(d: Path) -> bool:
+    """``_sources`` of a Sphinx HTML build (its search index beside it)."""
+    return d.name == "_sources" and (d.parent / "searchindex.js").is_file()
+
+
 def _packages(d: Path) -> bool:
     """A folder of installed packages: npm's node_modules, or a Python virtualenv (it holds pyvenv.cfg)."""
     return d.name == "node_modules" or (d / "pyvenv.cfg").is_file()
@@ -132,6 +137,14 @@ def discover(folder: Path, include: Sequence[str] = (), follow_links: bool = Fal
                 dirnames.remove(d)
                 skipped.append((rel_dir, "installed packages (node_modules, a virtualenv), not your documents; "
                                          f"--include '{rel_dir}*' reads them"))
+        for d in [d for d in dirnames if _sphinx_sources(Path(dirpath) / d)]:
+            # The reStructuredText a Sphinx HTML build keeps for its "Show Source" links: every page
+            # would be read twice, once as the HTML page and once as its source.
+            rel_dir = (Path(dirpath) / d).relative_to(folder).as_posix() + "/"
+            if not any(g.startswith(rel_dir) for g in include):
+                dirnames.remove(d)
+                skipped.append((rel_dir, "a Sphinx build's copy of its pages' sources; the HTML pages are read "
+                                         f"(--include '{rel_dir}*' reads it)"))
         for d in [d for d in dirnames if holds_index(Path(dirpath) / d)]:
             # Another citebot index (an older one, another model's): its terms.txt lists every
             # chunk's words, restricted ones too, and would be served as a public page.

@@ -1392,12 +1392,13 @@ LOADERS = {".md": load_markdown, ".markdown": load_markdown, ".txt": load_text,
 
 def file_type(path: Path) -> str:
     """The suffix that says how a file reads: its last, but for a Sphinx
-    include ("create.rst.inc"), which is reStructuredText.  Sphinx pastes it
-    into the page that includes it; citebot reads it as a file of its own, so
-    a citation names the file that holds the text (borg's option tables and
-    environment variables live in such files)."""
+    include ("create.rst.inc") or a source Sphinx copied ("tasks.rst.txt"),
+    which are reStructuredText.  Sphinx pastes an include into the page that
+    includes it; citebot reads it as a file of its own, so a citation names
+    the file that holds the text (borg's option tables and environment
+    variables live in such files)."""
     name = path.name.lower()
-    return next((s for s in rst.SUFFIXES if name.endswith(f"{s}.inc")), path.suffix.lower())
+    return next((s for s in rst.SUFFIXES if name.endswith((f"{s}.inc", f"{s}.txt"))), path.suffix.lower())
 
 
 def load(path: Path, rel: str, data: bytes | None = None) -> Document:
