@@ -76,7 +76,7 @@ def test_a_sphinx_page_reads_as_the_markdown_it_renders_like_line_for_line():
     assert md[25:28] == ["", "", "New in version 5.2: The `--detach` option."]
     assert md[32:34] == ["- -c, --concurrency: Number of child processes.", "- --pool TEXT: Pool implementation."]
     assert md[35:38] == ["", "- prefetch: How many messages a worker reserves,", "per process."]
-    assert md[39:44] == ["- bullet one", "goes on", "- bullet two", "", "  - nested"]
+    assert md[39:44] == ["- bullet one", "  goes on", "- bullet two", "", "  - nested"]
     assert md[45:47] == ["- param x: the x value", "- returns: nothing"]
     assert md[48:51] == ["", "", "- `Celery.main`: Name of the main module."]
     assert md[52:54] == ["", ""]  # a target and a substitution never render
@@ -84,7 +84,7 @@ def test_a_sphinx_page_reads_as_the_markdown_it_renders_like_line_for_line():
     assert rst.to_markdown([".. toctree::", "   :maxdepth: 2", "", "   intro", "   install", ""]) == [""] * 6
 
 
-def test_tables_become_pipe_tables_from_their_first_line_and_keep_the_line_count():
+def test_tables_become_pipe_tables_whose_rows_keep_their_lines():
     grid = """\
 +------+-------+
 | Name | Value |
@@ -94,8 +94,9 @@ def test_tables_become_pipe_tables_from_their_first_line_and_keep_the_line_count
 +------+-------+
 | b    | x     |
 +------+-------+""".split("\n")
-    assert rst.to_markdown(grid) == ["| Name | Value |", "|---|---|", "| a | long text |", "| b | x |",
-                                     "", "", "", ""]
+    # each row on the line its text starts on (a citation names it); the lines between are rules
+    assert rst.to_markdown(grid) == ["", "| Name | Value |", "|---|---|", "| a | long text |", "|---|---|",
+                                     "|---|---|", "| b | x |", ""]
     simple = """\
 =====  =====
 A      B
@@ -106,7 +107,8 @@ A      B
 =====  =====
 """.split("\n")
     # a row whose first column is blank goes on the row above
-    assert rst.to_markdown(simple) == ["| A | B |", "|---|---|", "| 1 | 2 more |", "| 3 | 4 |", "", "", "", ""]
+    assert rst.to_markdown(simple) == ["", "| A | B |", "|---|---|", "| 1 | 2 more |", "|---|---|", "| 3 | 4 |",
+                                       "", ""]
     # without a header row the table gets an empty one, as the HTML reader writes it
     assert rst.to_markdown(["===  ===", "1    2", "===  ==="]) == ["|  |  |", "|---|---|", "| 1 | 2 |"]
     listed = """\
@@ -126,7 +128,7 @@ A      B
 def test_inline_markup_renders_and_a_literal_is_kept_as_written():
     assert rst.inline(":class:`~celery.app.Celery` and :func:`celery.shared_task`") == "`Celery` and `celery.shared_task`"
     assert rst.inline(":ref:`the guide <guide-label>` and :doc:`intro`") == "the guide and intro"
-    assert rst.inline(":pep:`8`, `Celery <https://celeryq.dev>`_, Redis_ [#]_") == "PEP 8, Celery, Redis_"
+    assert rst.inline(":pep:`8`, `Celery <https://celeryq.dev>`_, Redis_ [#]_") == "PEP 8, Celery, Redis"
     assert rst.inline("``:ref:`x` [1]_ `y`_``") == "`:ref:`x` [1]_ `y`_`"  # a literal is not markup
     assert rst.inline("`__main__` and a \\*star\\*") == "`__main__` and a *star*"
 
@@ -197,8 +199,8 @@ def test_a_grid_row_of_one_cell_across_the_table_labels_the_rows_below_it_as_the
             "+----+-------------+"]
     assert all(len(x) == 20 for x in grid)
     # each label a line over a table of its rows; the spacer column, empty in every row, left out
-    assert rst.to_markdown(grid) == ["FS options", "|  |", "|---|", "| `-x` |",
-                                     "Archive options", "|  |", "|---|", "| `-c` |", ""]
+    assert rst.to_markdown(grid) == ["", "FS options", "|  |", "|---|", "| `-x` |",
+                                     "Archive options", "|  |", "|---|", "| `-c` |"]
 
 
 def test_definitions_follow_each_other_without_blank_lines_and_nest():
@@ -209,3 +211,61 @@ def test_definitions_follow_each_other_without_blank_lines_and_nest():
     assert rst.to_markdown(lines) == ["- General:", "", "  - BORG_REPO: When set, the default repository.", "",
                                       "  - BORG_PASSPHRASE: When set, the passphrase.", "",
                                       "See also BORG_NEW_PASSPHRASE.", "", "- Other: Text."]
+
+
+REVIEWED = """\
+Worker
+======
+:pool support: all
+
+1. Add it to ``settings.py``::
+
+       INSTALLED_APPS = ('proj',)
+
+   Note there is no dash.
+
+3. Then restart.
+
+#. first
+#. second
+
+- ``gzip``
+
+    gzip suits small systems.
+
+Run :program:`celery revoke <task_id>` or see :ref:`the
+guide <guide-x>` and :class:`~@Retry`.
+
++--------------+-----------+
+| **Example**  | **Means** |
++--------------+-----------+
+| ``*/15``     | quarter   |
++--------------+-----------+
+
+.. [*] The chapter is free:
+   `The book`_. A classic.
+"""
+
+
+def test_what_a_review_of_celerys_pages_found_reads_as_sphinx_shows_it():
+    md = rst.to_markdown(REVIEWED.split("\n"))
+    assert md[2] == "- pool support: all"  # a field list right under a title
+    # the item's paragraph after its literal block is the item's text, not code
+    assert md[4:9] == ["1. Add it to `settings.py`:", "```", "INSTALLED_APPS = ('proj',)", "```",
+                       "  Note there is no dash."]
+    # an item keeps its number, and "#." counts on from the item before, as docutils numbers it
+    assert md[10] == "3. Then restart." and md[12:14] == ["4. first", "5. second"]
+    # a name alone as an item is said with the description under it: one item, never cut apart
+    assert md[15:18] == ["", "", "- `gzip`: gzip suits small systems."]
+    # a literal role's <placeholder> stays; a reference cut by a line end loses its markup; Celery's ~@Retry
+    assert md[19:21] == ["Run `celery revoke <task_id>` or see the", "guide and `Retry`."]
+    # a table whose first row is all bold has it as its header; each row on its own line
+    assert md[22:27] == ["", "| **Example** | **Means** |", "|---|---|", "| `*/15` | quarter |", ""]
+    assert md[28:30] == ["[*] The chapter is free:", "The book. A classic."]  # a footnote's every line
+
+
+def test_a_signature_on_two_lines_reads_as_one_and_a_caption_names_its_code():
+    lines = [".. method:: add_queue(name, exchange=None,", "                 routing_key=None, \\*\\*options)", "",
+             "   Adds a queue.", "", ".. code-block:: python", "   :caption: settings.py", "", "   X = 1", ""]
+    assert rst.to_markdown(lines) == ["", "", "", "- `add_queue(name, exchange=None, routing_key=None, **options)`: "
+                                      "Adds a queue.", "", "settings.py:", "", "```python", "X = 1", "```"]

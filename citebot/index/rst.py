@@ -40,7 +40,7 @@ SUFFIXES = (".rst", ".rest")
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")  # three or more of one punctuation character ("::" is none)
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w.+-]+(?::[\w.+-]+)*)::(?:\s+(.*?))?\s*$")
 _EXPLICIT = re.compile(r"^(\s*)\.\.(?:\s|$)")  # a comment, target, footnote or substitution
-_FOOTNOTE = re.compile(r"^\s*\.\.\s+\[([^\]]+)\]\s+(.*)$")
+_FOOTNOTE = re.compile(r"^\s*\.\.\s+\[([^\]|]+)\](?:\s+(.*))?$")
 _OPTION = re.compile(r"^\s*:[\w.-]+:(?:\s.*)?$")  # a directive's ":linenos:" line
 _FIELD = re.compile(r"^(\s*):((?:[^:`\\]|\\.)+):(?:\s+(.*?))?\s*$")
 _ITEM = re.compile(r"^(\s*)([-*+•]|\d+[.)]|#[.)]|\(\d+\)|[a-zA-Z][.)]|\([a-zA-Z]\))\s+(\S.*)$")
@@ -73,17 +73,28 @@ _PLAIN_ROLES = {"ref", "doc", "term", "abbr", "guilabel", "menuselection", "math
                 "strong", "title-reference", "t", "numref", "download", "pypi", "manpage", "kbd", "sha", "dfn",
                 "pep", "rfc", "github", "issue", "pr", "keyword", "index"}
 
+_ESCAPED = re.compile(r"\\(.)")
+_LITERAL_ROLES = {"program", "command", "file", "samp", "code", "kbd", "makevar", "regexp", "mimetype"}
 _ROLE = re.compile(r":(?:[\w-]+:)*([\w-]+):`((?:[^`\\]|\\.)+)`")
 _LITERAL = re.compile(r"``(.+?)``(?!`)")
 _REFERENCE = re.compile(r"`((?:[^`\\]|\\.)+?)`__?(?![\w])")  # `text <url>`_ and `text`_
 _FOOTNOTE_REF = re.compile(r"\s?\[(?:\d+|#[\w-]*|\*|[A-Za-z][\w.-]*)\]_(?![\w])")
 _SUBSTITUTION = re.compile(r"(?<![\w|])\|([^|\s](?:[^|]*[^|\s])?)\|(?:__?)?(?![\w|])")
+_WORD_REFERENCE = re.compile(r"\b([A-Za-z][A-Za-z0-9-]*)__?(?=[\s.,;:!?)]|$)")  # "see screenshots_:"
+# The two halves of "`MySQL - The InnoDB /" + "Transaction Model`_" or ":ref:`Canvas /" + "<guide-canvas>`":
+# the closing half is a backtick after text, with the link's target before it and "_" after it.
+_CUT_CLOSE = re.compile(r"^([^`<]*?)\s*(?:<[^<>`]*>)?(?<![\s:])`(?:__?)?(?=[^`]*$)")
+_CUT_OPEN = re.compile(r"(?:(?<=\s)|^)(?::[\w:-]+:)?`(?=[^`]*$)")
 _TARGET = re.compile(r"\s*<([^<>]+)>$")
 _INLINE_TARGET = re.compile(r"_`([^`]+)`")
 
 
 # Markdown lines a label cannot open: code, an item, a table, a heading, indented code
 _BLOCK_LINE = re.compile(r"^(?:```|\s*(?:[-*+]|\d+[.)])\s|\||#|    )")
+# An item that is a name alone ("- ``gzip``", "* :setting:`broker_url`"), whose description follows
+# indented after a blank line: read as one item, "- `gzip`: gzip is suitable ...", or a chunk could
+# end on the name and the next begin with what it names.
+_LABEL = re.compile(r"^(?:``[^`]+``|:[\w:-]+:`[^`]+`|\*\*[^*]+\*\*|`[^`]+`_?)[:.]?$")
 _ITEM_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 
 
@@ -95,14 +106,15 @@ def _width(text: str) -> int:
 def _role(m: re.Match) -> str:
     name, content = m.group(1), m.group(2)
     target = _TARGET.search(content)
-    if target and content[:target.start()].strip():  # "text <target>": the text is what shows
+    # "text <target>": the text is what shows; a literal role's "<task_id>" is a placeholder it shows
+    if target and content[:target.start()].strip() and name not in _LITERAL_ROLES:
         return content[:target.start()].strip()
     content = content.lstrip("!")
     if name in _PLAIN_ROLES:
         return f"PEP {content}" if name == "pep" else f"RFC {content}" if name == "rfc" else content
     if content.startswith("~"):  # ~celery.app.Celery shows "Celery"
         content = content[1:].rsplit(".", 1)[-1]
-    return f"`{content}`"
+    return f"`{re.sub(r'^@-?', '', content)}`"  # Celery's "~@Retry" (its app) shows "Retry"
 
 
 def _reference(m: re.Match) -> str:
@@ -124,7 +136,10 @@ def _text(part: str) -> str:
     s = _REFERENCE.sub(_reference, s)
     s = _FOOTNOTE_REF.sub("", s)
     s = _SUBSTITUTION.sub(r"\1", s)
-    s = re.sub(r"\\(.)", r"\1", s.replace("\\ ", ""))
+    s = _WORD_REFERENCE.sub(r"\1", s)
+    if s.count("`") % 2:  # a role or link that a line end cuts in two: its markup goes, its text stays
+        s = _CUT_CLOSE.sub(r"\1", s, count=1) if _CUT_CLOSE.search(s) else _CUT_OPEN.sub("", s, count=1)
+    s = _ESCAPED.sub(r"\1", s.replace("\\ ", ""))
     pieces = s.split("\x00")
     return "".join(p + r for p, r in zip(pieces, [*roles, ""]))
 
@@ -194,12 +209,13 @@ class _Reader:
         literal = False  # the paragraph before ended in "::": an indented block after it is code
         para_indent = 0  # the indent of the paragraph or block being read
         item_indent: int | None = None  # the indent of the list item, field or option being read
-        after_definition = -1  # the line after the last definition read
+        after_definition = -1  # the line after the last definition or title read
+        numbers: dict[int, int] = {}  # the last number of the "#." list at each indent
         i = 0
 
         def text_line(raw: str) -> str:
             text = inline(raw.strip())
-            depth = len([x for x in items if x < _indent(raw.expandtabs(8))])
+            depth = len([x for x in items if x <= _indent(raw.expandtabs(8))])  # an item's own paragraphs too
             return ("  " * depth + text) if depth and not text.startswith("- ") else text
 
         while i < n:
@@ -223,7 +239,8 @@ class _Reader:
                 out.append(f"{'#' * level} {inline(text)}")
                 out.extend([""] * (taken - 1))
                 items.clear()
-                i += taken
+                numbers.clear()
+                i = after_definition = i + taken  # a field list may follow with no blank line between
                 continue
             if _ADORNMENT.match(line) and len(line.strip()) >= 4 and (i == 0 or _blank(lines[i - 1])):
                 out.append("")  # a transition
@@ -236,8 +253,11 @@ class _Reader:
             if _EXPLICIT.match(line):
                 end = _body_end(lines, i + 1, ind)
                 f = _FOOTNOTE.match(line)
-                out.append(f"[{f.group(1)}] {inline(f.group(2))}" if f and not f.group(1).startswith("#") else "")
-                out.extend([""] * (end - i - 1))
+                if f:  # a footnote's text, all of it: "[*] The chapter is ..." and the lines under it
+                    out.append(f"[{f.group(1)}] {inline(f.group(2))}")
+                    out.extend(_Reader(self.styles).read(_dedent(lines[i + 1:end])))
+                else:  # a comment, a target, a substitution: never rendered
+                    out.extend([""] * (end - i))
                 i = end
                 continue
             if _GRID_BORDER.match(line):
@@ -258,17 +278,22 @@ class _Reader:
                 item_indent = None
             # A term goes on right under the definition before it ("BORG_REPO" / "BORG_PASSPHRASE").
             if i == 0 or _blank(lines[i - 1]) or item_indent == ind or i == after_definition:
-                block = self.block_start(lines, i, items)
+                block = self.block_start(lines, i, items, numbers)
                 if block is not None:
-                    kind, text = block
+                    kind, text, text_indent = block
                     if kind == "term":
                         i = after_definition = self.definition(lines, i, text, out)
                         continue
-                    else:
-                        out.append(text)
+                    if kind == "label":  # "- ``gzip``", its description under it after a blank line
+                        i = after_definition = self.definition(lines, i, text, out, head=f"{text}:")
                         item_indent = ind
+                        continue
+                    if text.endswith("::"):  # "1. Add it to settings.py::" opens a literal block
+                        literal, text = True, text[:-1]
+                    out.append(text)
+                    item_indent = ind
                     i += 1
-                    para_indent = ind
+                    para_indent = text_indent  # a literal block goes deeper than the item's text
                     continue
             lb = _LINE_BLOCK.match(line)
             if lb and (i == 0 or _blank(lines[i - 1]) or _LINE_BLOCK.match(lines[i - 1])):
@@ -277,6 +302,8 @@ class _Reader:
                 continue
             if i == 0 or _blank(lines[i - 1]):
                 para_indent = ind
+                if not items:
+                    numbers.clear()
             stripped = line.strip()
             if stripped.endswith("::"):
                 literal = True
@@ -290,26 +317,31 @@ class _Reader:
             i += 1
         return out
 
-    def definition(self, lines: Sequence[str], i: int, term: str, out: list[str]) -> int:
+    def definition(self, lines: Sequence[str], i: int, term: str, out: list[str], head: str | None = None) -> int:
         """A term at line i and its definition (the lines indented under it,
         read as a page of their own: it may hold code, lists, or terms of its
         own, as borg's "General:" holds BORG_REPO ...) as one item: "- term:"
-        opens the definition's first paragraph, and an item inside goes two
-        spaces in.  Returns the line after it."""
-        end = _body_end(lines, i + 1, _indent(lines[i].expandtabs(8)))
+        (or ``head``) opens the definition's first paragraph, and an item
+        inside goes two spaces in.  Returns the line after it."""
+        indent = _indent(lines[i].expandtabs(8))
+        end = _body_end(lines, i + 1, indent)
         while end < len(lines) and _blank(lines[end]):  # a code block at its end closes on a blank line
             end += 1
         inner = _Reader(self.styles).read(_dedent(lines[i + 1:end]))
-        head = f"- {term.rstrip(':')}:"
+        head = head or f"- {term.rstrip(':')}:"
+        pad = " " * (len(head) - len(head.lstrip()))
         first = next((k for k, x in enumerate(inner) if x.strip()), None)
         plain = first is not None and not _BLOCK_LINE.match(inner[first])
         out.append("" if plain else head)
         for k, x in enumerate(inner):
-            out.append(f"{head} {x}" if plain and k == first else f"  {x}" if _ITEM_LINE.match(x) else x)
+            out.append(f"{head} {x}" if plain and k == first else f"{pad}  {x}" if _ITEM_LINE.match(x) else x)
         return end
 
-    def block_start(self, lines: Sequence[str], i: int, items: list[int]) -> tuple[str, str] | None:
-        """("item", its Markdown) or ("term", the term) for a block that starts at line i."""
+    def block_start(self, lines: Sequence[str], i: int, items: list[int], numbers: dict[int, int]
+                    ) -> tuple[str, str, int] | None:
+        """("item", its Markdown, its text's indent), ("label", the item, ...)
+        for an item that names what the paragraphs under it describe, or
+        ("term", the term, ...) for a block that starts at line i."""
         line = lines[i].rstrip()
         ind = _indent(line.expandtabs(8))
         nxt = lines[i + 1].expandtabs(8) if i + 1 < len(lines) else ""
@@ -320,21 +352,34 @@ class _Reader:
             while items and items[-1] > ind:  # items whose text starts right of this one's mark hold it
                 items.pop()
             depth = len(items)
-            items.append(ind + len(m.group(2)) + 1)
-            mark = "-" if m.group(2)[0] in "-*+•" else "1."
-            return "item", "  " * depth + f"{mark} {inline(m.group(3))}"
+            text_indent = ind + len(m.group(2)) + 1
+            items.append(text_indent)
+            sign = m.group(2)
+            if sign[0] in "-*+•":
+                mark = "-"
+            elif sign[0].isdigit():  # its own number: "the precedence order is: 1. ... 2. ..."
+                numbers[ind] = int(re.sub(r"\D", "", sign))
+                mark = f"{numbers[ind]}."
+            else:  # "#." numbers itself; a letter counts on as a number
+                numbers[ind] = numbers.get(ind, 0) + 1
+                mark = f"{numbers[ind]}."
+            text = "  " * depth + f"{mark} {inline(m.group(3))}"
+            after = lines[i + 2].expandtabs(8) if i + 2 < len(lines) else ""
+            if _LABEL.match(m.group(3)) and _blank(nxt) and after.strip() and _indent(after) >= text_indent:
+                return "label", text, text_indent
+            return "item", text, text_indent
         f = _FIELD.match(line)
         if f:
             name = inline(f.group(2))
-            return ("item", f"- {name}: {inline(f.group(3))}") if f.group(3) else ("term", name)
+            return ("item", f"- {name}: {inline(f.group(3))}", ind) if f.group(3) else ("term", name, ind)
         o = _OPTION_LIST.match(line.strip())
         if o:
-            return "item", f"- {o.group(1)}: {inline(o.group(2))}"
+            return "item", f"- {o.group(1)}: {inline(o.group(2))}", ind
         if nxt.strip() and _indent(nxt) > ind and not _ADORNMENT.match(nxt.rstrip()) \
                 and not line.rstrip().endswith("::") and not _DIRECTIVE.match(nxt):
             term = line.strip()
             term = re.sub(r"\s+:\s+(.+)$", r" (\1)", term)  # "term : classifier"
-            return "term", inline(term)
+            return "term", inline(term), ind
         return None
 
     def directive(self, lines: Sequence[str], i: int, d: re.Match, out: list[str]) -> int:
@@ -347,7 +392,7 @@ class _Reader:
         j = i + 1
         # more signatures under the first ("sig1" / "sig2"), then options, before a blank line
         while j < end and kind in _OBJECTS and not _blank(lines[j]) and not _OPTION.match(lines[j]):
-            arg += ", " + lines[j].strip()
+            arg += (" " if arg.endswith(",") else ", ") + lines[j].strip()
             j += 1
         options: dict[str, str] = {}
         while j < end and _OPTION.match(lines[j]):
@@ -364,6 +409,8 @@ class _Reader:
             return end
         if kind in _CODE:
             out.extend([""] * (j - i))
+            if options.get("caption"):  # "settings.py:" says where the code goes
+                out[len(out) - (j - i)] = f"{inline(options['caption'])}:"
             first = next((k for k, x in enumerate(body) if x.strip()), None)
             if first is None:
                 return end
@@ -382,7 +429,7 @@ class _Reader:
             return end
         text = ""
         if kind in _OBJECTS:
-            label = f"- `{arg}`"
+            label = "- `" + _ESCAPED.sub(r"\1", arg) + "`"  # "\*\*options" is written so for rst
         elif kind in _ADMONITIONS:
             label, text = _ADMONITIONS[kind], arg
         elif kind == "admonition" or kind in _TITLED:
@@ -470,16 +517,25 @@ def _place(out: list[str], table: list[str], taken: int) -> None:
     out.extend([""] * (taken - len(table)))
 
 
-def _grid(lines: Sequence[str], i: int) -> tuple[list[list[str]], int, int, set[int]]:
-    """A grid table's rows, its header rows' count, where it ends, and its
-    label rows (one cell across the whole table)."""
+class _Table:
+    """A grid or simple table as read: its rows, the line (from the table's
+    first) where each row starts, how many rows are its header, and its label
+    rows (one cell across the whole table)."""
+
+    def __init__(self) -> None:
+        self.rows: list[list[str]] = []
+        self.starts: list[int] = []
+        self.head = 0
+        self.labels: set[int] = set()
+
+
+def _grid(lines: Sequence[str], i: int) -> tuple[_Table, int]:
+    """A grid table at line i, and the line after it."""
     n = len(lines)
     end = i
     while end < n and lines[end].strip()[:1] in ("+", "|"):
         end += 1
-    rows: list[list[str]] = []
-    labels: set[int] = set()
-    head = 0
+    t = _Table()
     cols: list[int] = []
     current: list[list[str]] | None = None
     spans = False  # every line of the row so far has one cell across the table
@@ -487,15 +543,16 @@ def _grid(lines: Sequence[str], i: int) -> tuple[list[list[str]], int, int, set[
         line = lines[k].rstrip()
         if _GRID_BORDER.match(line):
             if current is not None:
-                labels |= {len(rows)} if spans and len(cols) > 2 else set()
-                rows.append([" ".join(" ".join(c).split()) for c in current])
+                t.labels |= {len(t.rows)} if spans and len(cols) > 2 else set()
+                t.rows.append([" ".join(" ".join(c).split()) for c in current])
             if "=" in line:
-                head = len(rows)
+                t.head = len(t.rows)
             cols = [p for p, ch in enumerate(line) if ch == "+"]
             current = None
             continue
         if current is None:
             current, spans = [[] for _ in range(max(len(cols) - 1, 1))], True
+            t.starts.append(k - i)
         # a cell ends at a "|" on a column line; a cell spanning columns has none there
         cuts = [p for p in cols if p < len(line) and line[p] == "|"]
         spans = spans and len(cuts) == 2
@@ -505,81 +562,100 @@ def _grid(lines: Sequence[str], i: int) -> tuple[list[list[str]], int, int, set[
                 text = line[a + 1:b].strip()
                 current[c].append("" if text.startswith(".. ") else text)  # a directive in a cell styles it
     if current is not None:
-        rows.append([" ".join(" ".join(c).split()) for c in current])
-    return [[inline(c) for c in r] for r in rows], head, end, labels
+        t.rows.append([" ".join(" ".join(c).split()) for c in current])
+    t.rows = [[inline(c) for c in r] for r in t.rows]
+    return t, end
 
 
-def _simple(lines: Sequence[str], i: int) -> tuple[list[list[str]], int, int]:
-    """A simple table's rows, its header rows' count and where it ends (after
-    the border that a blank line or the end follows)."""
+def _simple(lines: Sequence[str], i: int) -> tuple[_Table, int]:
+    """A simple table at line i, and the line after it (after the border
+    that a blank line or the end follows)."""
     n = len(lines)
-    border = lines[i].rstrip()
-    spans = [(m.start(), m.end()) for m in re.finditer(r"=+", border)]
+    spans = [(m.start(), m.end()) for m in re.finditer(r"=+", lines[i].rstrip())]
     borders = [i]
-    head = 0
-    rows: list[list[str]] = []
+    t = _Table()
     k = i + 1
     while k < n:
         line = lines[k].rstrip()
         if _SIMPLE_BORDER.match(line):
             borders.append(k)
             if len(borders) == 2:
-                head = len(rows)  # the rows above the second border are the header, when a third closes
-            if k + 1 >= n or _blank(lines[k + 1]):
-                k += 1
+                t.head = len(t.rows)  # the rows above the second border are the header, when a third closes
+            k += 1
+            if k >= n or _blank(lines[k]):
                 break
-            k += 1
             continue
-        if not line.strip() or _SIMPLE_RULE.match(line):
-            k += 1
-            continue
-        cells = [line[a:b if c < len(spans) - 1 else None].strip()
-                 for c, (a, b) in enumerate(spans)]
-        if rows and not cells[0] and any(cells):  # a blank first column goes on the row above
-            rows[-1] = [f"{x} {y}".strip() for x, y in zip(rows[-1], cells)]
-        else:
-            rows.append(cells)
+        if line.strip() and not _SIMPLE_RULE.match(line):
+            cells = [line[a:b if c < len(spans) - 1 else None].strip() for c, (a, b) in enumerate(spans)]
+            if t.rows and not cells[0] and any(cells):  # a blank first column goes on the row above
+                t.rows[-1] = [f"{x} {y}".strip() for x, y in zip(t.rows[-1], cells)]
+            else:
+                t.rows.append(cells)
+                t.starts.append(k - i)
         k += 1
-    return [[inline(c) for c in r] for r in rows], head if len(borders) >= 3 else 0, k
+    t.head = t.head if len(borders) >= 3 else 0
+    t.rows = [[inline(c) for c in r] for r in t.rows]
+    return t, k
 
 
 def _read_table(lines: Sequence[str], i: int, out: list[str], grid: bool) -> int:
-    if not grid:
-        rows, head, end = _simple(lines, i)
-        _place(out, _pipe(rows, head), end - i)
-        return end
-    rows, head, end, labels = _grid(lines, i)
-    _place(out, _grouped(rows, labels) if labels and not head else _pipe(rows, head), end - i)
+    t, end = (_grid if grid else _simple)(lines, i)
+    _place(out, _layout(t, end - i), end - i)
     return end
 
 
-def _grouped(rows: list[list[str]], labels: set[int]) -> list[str]:
-    """A header-less table whose rows one cell across the table labels
-    ("positional arguments", "Filesystem options" over borg's options), as the
-    HTML reader writes Sphinx's: each label a line of its own over a table of
-    the rows below it, a column empty in every row left out.  Each group
-    takes its label's line and its rows' (a row takes two lines at least,
-    with its border): it always fits."""
-    keep = [c for c in range(len(rows[0])) if any(r[c] for k, r in enumerate(rows) if k not in labels)]
-    out: list[str] = []
-    group: list[list[str]] = []
+def _bold(text: str) -> bool:
+    return text.startswith("**") and text.endswith("**") and len(text) > 4
 
-    def flush() -> None:
-        if group:
-            out.extend(_pipe(group, 0))
-            group.clear()
-    for k, r in enumerate(rows):
-        if k in labels:
-            flush()
-            out.append(re.sub(r"^\*\*(.+)\*\*$", r"\1", r[0]))  # a label's bold is the table's look
+
+def _layout(t: _Table, taken: int) -> list[str]:
+    """A table's Markdown lines, each row on the line its text starts on, so
+    a citation names the source lines that hold it; the lines between (a
+    row's other lines, borders) are rule rows, which keep the table one block
+    and are no text.  A table without a header row gets an empty one, as the
+    HTML reader writes it; one whose first row is all bold has it as its
+    header (Sphinx shows it so).  Label rows (borg's "positional arguments",
+    "Filesystem options") each open a table of the rows below them, as the
+    HTML reader reads Sphinx's, and a column empty in every row is left out."""
+    rows, head = t.rows, t.head
+    if not rows:
+        return []
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    if not head and len(rows) > 1 and not t.labels and all(_bold(c) for c in rows[0] if c) and any(rows[0]):
+        head = 1
+    keep = list(range(width))
+    if t.labels and not head:
+        keep = [c for c in keep if any(r[c] for k, r in enumerate(rows) if k not in t.labels)] or [0]
+
+    def line(r: list[str]) -> str:
+        return "| " + " | ".join(r[c].replace("|", "\\|") for c in keep) + " |"
+    rule = "|" + "---|" * len(keep)
+    empty = line([""] * width)
+    wanted: list[tuple[int, str]] = []  # (the line it should stand on, its text)
+    if head:
+        header = [" ".join(c for c in col if c) for col in zip(*rows[:head])]
+        wanted += [(t.starts[0], line(header)), (t.starts[head] - 1, rule)]
+    elif 0 not in t.labels:
+        wanted += [(0, empty), (1, rule)]
+    for k in range(head, len(rows)):
+        if k in t.labels and not head:
+            label = re.sub(r"^\*\*(.+)\*\*$", r"\1", rows[k][0])  # a label's bold is the table's look
+            wanted += [(t.starts[k], label), (t.starts[k] + 1, empty), (t.starts[k] + 2, rule)]
         else:
-            group.append([r[c] for c in keep])
-    flush()
+            wanted.append((t.starts[k], line(rows[k])))
+    out: list[str] = []
+    for want, text in wanted:
+        fill = rule if out and out[-1].startswith("|") else ""  # a gap in a table is a rule row, no blank
+        while len(out) < want:
+            out.append(fill)
+        out.append(text)
+    if len(out) > taken:  # no room to place them (never in a well-formed table): one after another
+        return [text for _, text in wanted]
     return out
 
 
 def to_markdown(lines: Sequence[str]) -> list[str]:
     """The Markdown lines a reStructuredText file reads as, one for each of
-    its lines (a code block closed at the very end, or a table with more
-    rows than lines, takes one more)."""
+    its lines (a code block closed at the very end takes one more)."""
     return _Reader([]).read(list(lines))
