@@ -269,3 +269,20 @@ def test_a_signature_on_two_lines_reads_as_one_and_a_caption_names_its_code():
              "   Adds a queue.", "", ".. code-block:: python", "   :caption: settings.py", "", "   X = 1", ""]
     assert rst.to_markdown(lines) == ["", "", "", "- `add_queue(name, exchange=None, routing_key=None, **options)`: "
                                       "Adds a queue.", "", "settings.py:", "", "```python", "X = 1", "```"]
+
+
+def test_python_docs_descriptions_name_their_module_and_say_what_sphinx_adds():
+    lines = [".. module:: logging", "", ".. class:: Handler", "", "   Sends records.", "",
+             ".. coroutinefunction:: sleep(delay)", "", "   Waits.", "",
+             ".. availability:: Unix, not WASI.", "", ".. deprecated-removed:: 3.9 3.14", "", "   Use X.", "",
+             ">>> f()  # doctest: +SKIP", "<BLANKLINE>", ""]
+    assert rst.to_markdown(lines) == ["", "", "", "", "- class `logging.Handler`: Sends records.", "",
+                                      "", "", "- coroutine `logging.sleep(delay)`: Waits.", "",
+                                      "Availability: Unix, not WASI.", "", "", "",
+                                      "Deprecated since version 3.9, will be removed in version 3.14: Use X.",
+                                      "```pycon", ">>> f()", "", "```"]  # Sphinx hides doctest flags
+
+
+def test_a_directive_citebot_does_not_know_says_its_words_but_not_a_target_it_names():
+    lines = [".. audit-event:: os.chdir path os.chdir", "", ".. setting:: broker_url", "", "Text."]
+    assert rst.to_markdown(lines) == ["Audit event: os.chdir path os.chdir", "", "", "", "Text."]

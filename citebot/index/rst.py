@@ -53,9 +53,10 @@ _LINE_BLOCK = re.compile(r"^\s*\|(?:\s+(.*))?$")
 
 _ADMONITIONS = {"note": "Note", "warning": "Warning", "tip": "Tip", "important": "Important", "caution": "Caution",
                 "attention": "Attention", "danger": "Danger", "hint": "Hint", "error": "Error", "seealso": "See also",
-                "todo": "Todo"}
+                "todo": "Todo", "availability": "Availability"}  # (Python's docs: "Availability: Unix, not WASI.")
 _VERSIONS = {"versionadded": "New in version", "versionchanged": "Changed in version",
-             "deprecated": "Deprecated since version", "versionremoved": "Removed in version"}
+             "deprecated": "Deprecated since version", "versionremoved": "Removed in version",
+             "deprecated-removed": "Deprecated since version"}
 _CODE = {"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput", "parsed-literal", "productionlist",
          "prompt", "highlight-code"}
 # Text that lives elsewhere (another file, the code's docstrings) or is never shown as text.
@@ -67,12 +68,14 @@ _DROPPED = {"toctree", "contents", "include", "literalinclude", "image", "raw", 
 _OBJECTS = {"function", "class", "method", "staticmethod", "classmethod", "attribute", "property", "data",
             "exception", "decorator", "decoratormethod", "option", "cmdoption", "envvar", "describe", "object",
             "confval", "type", "member", "macro", "var", "enum", "enumerator", "struct", "union", "directive",
-            "get", "post", "put", "patch", "delete", "head"}
+            "get", "post", "put", "patch", "delete", "head",
+            "coroutinefunction", "coroutinemethod", "awaitablefunction", "awaitablemethod", "abstractmethod"}
 _TITLED = {"topic", "sidebar", "rubric", "centered", "table"}
 _PLAIN_ROLES = {"ref", "doc", "term", "abbr", "guilabel", "menuselection", "math", "sup", "sub", "emphasis",
                 "strong", "title-reference", "t", "numref", "download", "pypi", "manpage", "kbd", "sha", "dfn",
                 "pep", "rfc", "github", "issue", "pr", "keyword", "index"}
 
+_DOCTEST_FLAG = re.compile(r"\s*#\s*doctest:.*$")
 _ESCAPED = re.compile(r"\\(.)")
 _LITERAL_ROLES = {"program", "command", "file", "samp", "code", "kbd", "makevar", "regexp", "mimetype"}
 _ROLE = re.compile(r":(?:[\w-]+:)*([\w-]+):`((?:[^`\\]|\\.)+)`")
@@ -80,7 +83,7 @@ _LITERAL = re.compile(r"``(.+?)``(?!`)")
 _REFERENCE = re.compile(r"`((?:[^`\\]|\\.)+?)`__?(?![\w])")  # `text <url>`_ and `text`_
 _FOOTNOTE_REF = re.compile(r"\s?\[(?:\d+|#[\w-]*|\*|[A-Za-z][\w.-]*)\]_(?![\w])")
 _SUBSTITUTION = re.compile(r"(?<![\w|])\|([^|\s](?:[^|]*[^|\s])?)\|(?:__?)?(?![\w|])")
-_WORD_REFERENCE = re.compile(r"\b([A-Za-z][A-Za-z0-9-]*)__?(?=[\s.,;:!?)]|$)")  # "see screenshots_:"
+_WORD_REFERENCE = re.compile(r"\b([A-Za-z][\w-]*?)__?(?=[\s.,;:!?)]|$)")  # "see screenshots_:", "formatter_class_"
 # The two halves of "`MySQL - The InnoDB /" + "Transaction Model`_" or ":ref:`Canvas /" + "<guide-canvas>`":
 # the closing half is a backtick after text, with the link's target before it and "_" after it.
 _CUT_CLOSE = re.compile(r"^([^`<]*?)\s*(?:<[^<>`]*>)?(?<![\s:])`(?:__?)?(?=[^`]*$)")
@@ -170,12 +173,22 @@ def _dedent(lines: Sequence[str]) -> list[str]:
     return [x[least:].rstrip() for x in lines]
 
 
+class _Page:
+    """What a page's readers share: the title styles in the order they
+    appeared, (character, overlined), and the module its descriptions are in."""
+
+    def __init__(self) -> None:
+        self.styles: list[tuple[str, bool]] = []
+        self.module = ""
+
+
 class _Reader:
     """Converts lines in place in ``out`` (one output line per input line); a
     directive's body is read by a reader of its own over its dedented lines."""
 
-    def __init__(self, styles: list[tuple[str, bool]]) -> None:
-        self.styles = styles  # title styles in the order they appeared: (character, overlined)
+    def __init__(self, page: _Page) -> None:
+        self.page = page
+        self.styles = page.styles
 
     def level(self, char: str, over: bool) -> int:
         if (char, over) not in self.styles:
@@ -255,7 +268,7 @@ class _Reader:
                 f = _FOOTNOTE.match(line)
                 if f:  # a footnote's text, all of it: "[*] The chapter is ..." and the lines under it
                     out.append(f"[{f.group(1)}] {inline(f.group(2))}")
-                    out.extend(_Reader(self.styles).read(_dedent(lines[i + 1:end])))
+                    out.extend(_Reader(self.page).read(_dedent(lines[i + 1:end])))
                 else:  # a comment, a target, a substitution: never rendered
                     out.extend([""] * (end - i))
                 i = end
@@ -327,7 +340,7 @@ class _Reader:
         end = _body_end(lines, i + 1, indent)
         while end < len(lines) and _blank(lines[end]):  # a code block at its end closes on a blank line
             end += 1
-        inner = _Reader(self.styles).read(_dedent(lines[i + 1:end]))
+        inner = _Reader(self.page).read(_dedent(lines[i + 1:end]))
         head = head or f"- {term.rstrip(':')}:"
         pad = " " * (len(head) - len(head.lstrip()))
         first = next((k for k, x in enumerate(inner) if x.strip()), None)
@@ -403,6 +416,8 @@ class _Reader:
         # "only:: latex" (or man, text ...) is for another build than the web pages: borg's option
         # tables came twice, once as a table and once as the PDF's term list.  A bodiless "class::"
         # is docutils' (it names a style); Sphinx's describes a Python class.
+        if kind in ("module", "currentmodule"):  # Sphinx names what it describes after it: logging.getLogger
+            self.page.module = "" if arg in ("", "None") else arg
         if kind in _DROPPED or name.startswith("auto") or kind == "only" and (
                 "html" not in arg or "not html" in arg) or kind == "class" and not any(x.strip() for x in body):
             out.extend([""] * (end - i))
@@ -429,7 +444,7 @@ class _Reader:
             return end
         text = ""
         if kind in _OBJECTS:
-            label = "- `" + _ESCAPED.sub(r"\1", arg) + "`"  # "\*\*options" is written so for rst
+            label = "- " + _signature(kind, _ESCAPED.sub(r"\1", arg), self.page.module)  # "\*\*options" in rst
         elif kind in _ADMONITIONS:
             label, text = _ADMONITIONS[kind], arg
         elif kind == "admonition" or kind in _TITLED:
@@ -437,11 +452,16 @@ class _Reader:
         elif kind in _VERSIONS:
             version, _, text = arg.partition(" ")
             label = f"{_VERSIONS[kind]} {version}"
-        else:  # a directive citebot does not know: its body is text like any other, its argument not
+            if kind == "deprecated-removed":  # "deprecated-removed:: 3.9 3.14"
+                removed, _, text = text.partition(" ")
+                label += f", will be removed in version {removed}"
+        elif " " in arg:  # a directive citebot does not know, saying something: "availability:: Unix, not WASI."
+            label, text = name.rsplit(":", 1)[-1].replace("-", " ").capitalize(), arg
+        else:  # ... or naming a target ("setting:: broker_url"): its body is text like any other
             label = ""
         at = len(out)
         out.extend([""] * (j - i))
-        inner = _Reader(self.styles).read(_dedent(body)) if body else []
+        inner = _Reader(self.page).read(_dedent(body)) if body else []
         out.extend(inner)
         if not label:
             return end
@@ -456,6 +476,19 @@ class _Reader:
         return end
 
 
+def _signature(kind: str, sig: str, module: str) -> str:
+    """A description's signature as Sphinx shows it: "class logging.Handler",
+    "classmethod date.today()"; a module-level name goes with its module."""
+    if module and kind in ("function", "class", "exception", "data", "decorator", "coroutinefunction",
+                           "awaitablefunction") and "." not in sig.split("(")[0]:
+        sig = f"{module}.{sig}"
+    prefix = {"class": "class ", "exception": "exception ", "classmethod": "classmethod ", "staticmethod": "static ",
+              "decorator": "@", "decoratormethod": "@", "coroutinefunction": "coroutine ", "coroutinemethod": "coroutine ",
+              "awaitablefunction": "awaitable ", "awaitablemethod": "awaitable ",
+              "abstractmethod": "abstractmethod "}.get(kind, "")
+    return f"{prefix}`{sig}`"
+
+
 def _fence(lines: Sequence[str], start: int, end: int, lang: str, out: list[str]) -> int:
     """Lines start..end-1 are code: a fence on the line before them (a blank
     line, an option or the directive, already in ``out``) and on the blank
@@ -463,6 +496,8 @@ def _fence(lines: Sequence[str], start: int, end: int, lang: str, out: list[str]
     blank line between, the code is indented four spaces instead, which needs
     no closing line.  Returns the line to go on from."""
     code = _dedent(lines[start:end])
+    if any(x.startswith(">>>") for x in code):  # Sphinx hides a session's doctest flags, as readers see it
+        code = [_DOCTEST_FLAG.sub("", x).replace("<BLANKLINE>", "") for x in code]
     if end < len(lines) and not _blank(lines[end]):
         out[-1] = ""
         out.extend(f"    {x}" if x else "" for x in code)
@@ -658,4 +693,4 @@ def _layout(t: _Table, taken: int) -> list[str]:
 def to_markdown(lines: Sequence[str]) -> list[str]:
     """The Markdown lines a reStructuredText file reads as, one for each of
     its lines (a code block closed at the very end takes one more)."""
-    return _Reader([]).read(list(lines))
+    return _Reader(_Page()).read(list(lines))
