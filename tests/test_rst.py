@@ -286,3 +286,23 @@ def test_python_docs_descriptions_name_their_module_and_say_what_sphinx_adds():
 def test_a_directive_citebot_does_not_know_says_its_words_but_not_a_target_it_names():
     lines = [".. audit-event:: os.chdir path os.chdir", "", ".. setting:: broker_url", "", "Text."]
     assert rst.to_markdown(lines) == ["Audit event: os.chdir path os.chdir", "", "", "", "Text."]
+
+
+def test_a_cross_reference_reads_as_the_title_it_names_as_sphinx_writes_it(tmp_path):
+    security = [".. _guide-security:", "", "==========", " Security", "==========", "", ".. _SSL:", "",
+                "TLS options", "-----------", "", "Use TLS."]
+    assert rst.titles([("userguide/security", security)]) == {
+        "doc:userguide/security": "Security", "ref:guide-security": "Security", "ref:ssl": "TLS options"}
+    (tmp_path / "userguide").mkdir()
+    (tmp_path / "userguide" / "security.rst").write_text("\n".join(security), encoding="utf-8")
+    (tmp_path / "userguide" / "tasks.rst").write_text(
+        "Tasks\n=====\n\nSee :ref:`guide-security`, :ref:`ssl` and :doc:`security`; not :ref:`nowhere`.\n",
+        encoding="utf-8")
+    doc = documents.load(tmp_path / "userguide" / "tasks.rst", "userguide/tasks.rst")
+    # a label no page defines is read as written; a :doc: names its page from the page naming it
+    assert [b.text for b in doc.blocks if b.kind == "para"] == ["See Security, TLS options and Security; not nowhere."]
+    # a title changed in another page is read the next time
+    (tmp_path / "userguide" / "security.rst").write_text("\n".join(security).replace(" Security", " Safety"),
+                                                         encoding="utf-8")
+    doc = documents.load(tmp_path / "userguide" / "tasks.rst", "userguide/tasks.rst")
+    assert [b.text for b in doc.blocks if b.kind == "para"] == ["See Safety, TLS options and Safety; not nowhere."]

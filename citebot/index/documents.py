@@ -13,12 +13,13 @@ when the document does not say.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import logging
 import re
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -317,7 +318,34 @@ def load_asciidoc(path: Path, rel: str, data: bytes) -> Document:
 
 def load_rst(path: Path, rel: str, data: bytes) -> Document:
     meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
-    return _markdown_document(path, rel, meta, rst.to_markdown(lines), skipped)
+    root = path.parents[len(Path(rel).parts) - 1] if len(Path(rel).parts) <= len(path.parents) else path.parent
+    md = rst.to_markdown(lines, _rst_titles(root), _rst_doc(rel))
+    return _markdown_document(path, rel, meta, md, skipped)
+
+
+def _rst_doc(rel: str) -> str:
+    """A page's name as a :doc: writes it: "userguide/tasks" for "userguide/tasks.rst"."""
+    return re.sub(r"\.(?:rst|rest)(?:\.(?:inc|txt))?$", "", rel, flags=re.I)
+
+
+def _rst_titles(root: Path) -> Mapping[str, str]:
+    """The titles the cross-references of the reStructuredText under ``root``
+    (the folder being read) name; read again when one of its files changes."""
+    files = sorted(p for p in root.rglob("*") if file_type(p) in rst.SUFFIXES and p.is_file())
+    stamp = tuple((p.as_posix(), st.st_mtime_ns, st.st_size) for p in files for st in [p.stat()])
+    return _titles_of(root, stamp)
+
+
+@functools.lru_cache(maxsize=4)
+def _titles_of(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Mapping[str, str]:
+    def pages() -> Iterator[tuple[str, list[str]]]:
+        for name, _, _ in stamp:
+            p = Path(name)
+            try:
+                yield _rst_doc(p.relative_to(root).as_posix()), _decode(p.read_bytes()).splitlines()
+            except (OSError, UnreadableDocument):  # reported when that file itself is read
+                continue
+    return rst.titles(pages())
 
 
 def _markdown_document(path: Path, rel: str, meta: dict, lines: list[str], skipped: int) -> Document:

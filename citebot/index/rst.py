@@ -33,7 +33,10 @@ from __future__ import annotations
 import csv
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from contextvars import ContextVar
+from posixpath import dirname, join, normpath
+from types import MappingProxyType
 
 SUFFIXES = (".rst", ".rest")
 
@@ -113,6 +116,10 @@ def _role(m: re.Match) -> str:
     if target and content[:target.start()].strip() and name not in _LITERAL_ROLES:
         return content[:target.start()].strip()
     content = content.lstrip("!")
+    if name in ("ref", "doc"):  # Sphinx writes the title of the section or page it names
+        key = (content.lower() if name == "ref" else content[1:] if content.startswith("/")
+               else normpath(join(dirname(_DOC.get()), content)))  # a page is named from the page naming it
+        return _TITLES.get().get(f"{name}:{key}", content)
     if name in _PLAIN_ROLES:
         return f"PEP {content}" if name == "pep" else f"RFC {content}" if name == "rfc" else content
     if content.startswith("~"):  # ~celery.app.Celery shows "Celery"
@@ -690,7 +697,47 @@ def _layout(t: _Table, taken: int) -> list[str]:
     return out
 
 
-def to_markdown(lines: Sequence[str]) -> list[str]:
+# The titles a :ref: or :doc: names, of the page being read: {"ref:label": title, "doc:path": title}.
+_TITLES: ContextVar[Mapping[str, str]] = ContextVar("titles", default=MappingProxyType({}))
+_DOC: ContextVar[str] = ContextVar("doc", default="")  # the page's path without its suffix
+_LABEL_LINE = re.compile(r"^\.\.\s+_([^:`]+|`[^`]+`):\s*$")
+
+
+def titles(pages: Iterable[tuple[str, Sequence[str]]]) -> dict[str, str]:
+    """The titles cross-references name, over a manual's pages ((path without
+    its suffix, lines) each): a label (``.. _guide-security:``) over a title
+    names that title, a page its first.  Sphinx writes "see Security" where
+    the source says ``:ref:`guide-security```; read alone, a page can only
+    write the label."""
+    found: dict[str, str] = {}
+    for doc, lines in pages:
+        reader = _Reader(_Page())
+        waiting: list[str] = []  # labels over the next title
+        for i, line in enumerate(lines):
+            m = _LABEL_LINE.match(line.rstrip())
+            if m:
+                waiting.append(m.group(1).strip("`").lower())
+                continue
+            if not line.strip() or (i and _LABEL_LINE.match(lines[i - 1].rstrip()) and not waiting):
+                continue
+            t = reader.title(lines, i) if not line[:1].isspace() else None
+            if t is not None:
+                title = inline(t[1])
+                found.setdefault(f"doc:{doc}", title)
+                for label in waiting:
+                    found.setdefault(f"ref:{label}", title)
+            waiting = []
+    return found
+
+
+def to_markdown(lines: Sequence[str], refs: Mapping[str, str] | None = None, doc: str = "") -> list[str]:
     """The Markdown lines a reStructuredText file reads as, one for each of
-    its lines (a code block closed at the very end takes one more)."""
-    return _Reader(_Page()).read(list(lines))
+    its lines (a code block closed at the very end takes one more);
+    ``refs``: the titles its cross-references name (``titles``); ``doc``:
+    its path without its suffix, which a relative :doc: starts from."""
+    tokens = _TITLES.set(refs or {}), _DOC.set(doc)
+    try:
+        return _Reader(_Page()).read(list(lines))
+    finally:
+        _TITLES.reset(tokens[0])
+        _DOC.reset(tokens[1])
