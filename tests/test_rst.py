@@ -306,3 +306,8 @@ def test_a_cross_reference_reads_as_the_title_it_names_as_sphinx_writes_it(tmp_p
                                                          encoding="utf-8")
     doc = documents.load(tmp_path / "userguide" / "tasks.rst", "userguide/tasks.rst")
     assert [b.text for b in doc.blocks if b.kind == "para"] == ["See Safety, TLS options and Safety; not nowhere."]
+
+
+def test_a_substitution_reads_as_what_it_stands_for():
+    lines = [".. |ver| replace:: release ``5.3``", ".. |copy| unicode:: 0xA9 .. sign", "", "At |ver|, |copy| 2009 |x|."]
+    assert rst.to_markdown(lines)[3] == "At release `5.3`, © 2009 x."

@@ -145,7 +145,7 @@ def _text(part: str) -> str:
     s = _INLINE_TARGET.sub(r"\1", s)
     s = _REFERENCE.sub(_reference, s)
     s = _FOOTNOTE_REF.sub("", s)
-    s = _SUBSTITUTION.sub(r"\1", s)
+    s = _SUBSTITUTION.sub(lambda m: _SUBS.get().get(m.group(1), m.group(1)), s)
     s = _WORD_REFERENCE.sub(r"\1", s)
     if s.count("`") % 2:  # a role or link that a line end cuts in two: its markup goes, its text stays
         s = _CUT_CLOSE.sub(r"\1", s, count=1) if _CUT_CLOSE.search(s) else _CUT_OPEN.sub("", s, count=1)
@@ -700,6 +700,22 @@ def _layout(t: _Table, taken: int) -> list[str]:
 # The titles a :ref: or :doc: names, of the page being read: {"ref:label": title, "doc:path": title}.
 _TITLES: ContextVar[Mapping[str, str]] = ContextVar("titles", default=MappingProxyType({}))
 _DOC: ContextVar[str] = ContextVar("doc", default="")  # the page's path without its suffix
+_SUBS: ContextVar[Mapping[str, str]] = ContextVar("subs", default=MappingProxyType({}))  # |name| -> its text
+_REPLACE = re.compile(r"^\.\.\s+\|([^|]+)\|\s+(replace|unicode)::\s+(.*?)\s*$")
+
+
+def _substitutions(lines: Sequence[str]) -> dict[str, str]:
+    """A page's ``.. |ver| replace:: 5.3`` and ``.. |copy| unicode:: 0xA9``."""
+    subs = {}
+    for line in lines:
+        m = _REPLACE.match(line)
+        if m and m.group(2) == "replace":
+            subs[m.group(1)] = inline(m.group(3))
+        elif m:  # code points (0xA9, U+00A9, 169) and text, as docutils writes them
+            subs[m.group(1)] = "".join(chr(int(x[2:], 16) if x[:2].lower() in ("0x", "u+") else int(x))
+                                       if re.fullmatch(r"(?:0x|[uU]\+)[0-9a-fA-F]+|\d+", x) else x
+                                       for x in m.group(3).split(" .. ")[0].split())  # " .. " opens a comment
+    return subs
 _LABEL_LINE = re.compile(r"^\.\.\s+_([^:`]+|`[^`]+`):\s*$")
 
 
@@ -735,9 +751,10 @@ def to_markdown(lines: Sequence[str], refs: Mapping[str, str] | None = None, doc
     its lines (a code block closed at the very end takes one more);
     ``refs``: the titles its cross-references name (``titles``); ``doc``:
     its path without its suffix, which a relative :doc: starts from."""
-    tokens = _TITLES.set(refs or {}), _DOC.set(doc)
+    tokens = _TITLES.set(refs or {}), _DOC.set(doc), _SUBS.set(_substitutions(lines))
     try:
         return _Reader(_Page()).read(list(lines))
     finally:
         _TITLES.reset(tokens[0])
         _DOC.reset(tokens[1])
+        _SUBS.reset(tokens[2])
