@@ -254,6 +254,20 @@ def test_a_chunk_that_adds_to_a_stronger_one_is_kept_one_it_holds_is_dropped():
     assert [h.id for h in ctx.shown] == ["c1"] and [(h.id, w) for h, w in ctx.dropped] == [("c2", "duplicate")]
 
 
+def test_the_sections_of_two_names_are_no_duplicates_even_when_their_text_is():
+    from dataclasses import replace
+    text = "Default: Enabled. Automatically try to establish the connection to the broker."
+    a, b = hit(1, text), hit(2, text + " Again.")
+    evidence = {"c1": ev(), "c2": ev()}
+    named = [replace(h, chunk=replace(h.chunk, headings=("Settings", f"`{n}`")))
+             for h, n in ((a, "broker_connection_retry"), (b, "broker_connection_retry_on_startup"))]
+    ctx = answer_ctx.select_context(named, evidence, CFG)
+    assert [h.id for h in ctx.shown] == ["c2", "c1"] and ctx.dropped == []  # each says what its name does
+    for pair in ([a, b], [a, named[1]]):  # under one heading ("H"), or one of them no name's: one is enough
+        ctx = answer_ctx.select_context(pair, evidence, CFG)
+        assert [h.id for h in ctx.shown] == ["c1"] and [(h.id, w) for h, w in ctx.dropped] == [("c2", "duplicate")]
+
+
 def test_a_strongest_chunk_bigger_than_the_budget_is_cut_to_fit_not_dropped():
     code = "```python\n" + "\n".join(f"value_{i} = compute({i})" for i in range(400)) + "\n```"
     hits = [hit(1, code), hit(2, "A short chunk about refunds.")]

@@ -209,3 +209,10 @@ def test_the_paragraph_that_introduces_a_list_moves_with_it_unless_something_sto
     gap = f"# Options\n\n{filler}\n\nThe server reads these options:\n\n{{* ../src/opts.py *}}\n\n{items}\n"
     chunks = chunker.chunk_document(load(tmp_path, gap, "gap.md"), budget=120)
     assert chunks[0].text.endswith("The server reads these options:") and chunks[1].text == items
+
+
+def test_a_nested_list_after_a_blank_line_stays_nested(tmp_path):
+    # Stripped, its first item read as a sibling of the item holding it, and its siblings as its children.
+    doc = load(tmp_path, "# Notes\n\n* Fields supported for:\n\n    * `Path()`\n    * `Query()`\n\n* Done.\n")
+    assert [b.text for b in doc.blocks if b.kind == "para"] == [
+        "* Fields supported for:", "    * `Path()`\n    * `Query()`", "* Done."]

@@ -40,6 +40,18 @@ def covered(a: str, b: str) -> float:
     return len(wa & wb) / len(wa) if wa else 1.0
 
 
+# A name as a heading writes it: "broker_connection_retry_on_startup", "Task.rate_limit", "--pool".
+_NAMED = re.compile(r"(?<![\w.-])(?:-{1,2}\w[\w-]*|\w+(?:[_.-]\w+)+)(?![\w-])")
+
+
+def _same_subject(a: Hit, b: Hit) -> bool:
+    """Whether two chunks can say the same thing: not when each is the section of a different name
+    (Celery's broker_connection_retry_on_startup reads nearly word for word as broker_connection_retry,
+    whose name its text never writes: it was dropped as a duplicate of the other)."""
+    names = [set(_NAMED.findall(h.chunk.headings[-1])) if h.chunk.headings else set() for h in (a, b)]
+    return not (names[0] and names[1] and names[0] != names[1])
+
+
 CUT_NOTE = "\n[… cut to fit the context budget]"
 SEPARATOR = "\n\n"  # between two source blocks in the prompt
 
@@ -51,7 +63,7 @@ def select_context(hits: list[Hit], evidence: dict[str, Evidence], cfg) -> Conte
     for h in hits:
         if not is_evidence(evidence.get(h.id), cfg.min_cosine, cfg.min_coverage):
             dropped.append((h, "floor"))
-        elif any(covered(h.chunk.text, k.chunk.text) >= cfg.dedup_overlap for k in kept):
+        elif any(covered(h.chunk.text, k.chunk.text) >= cfg.dedup_overlap and _same_subject(h, k) for k in kept):
             dropped.append((h, "duplicate"))
         # a block after the first costs the separator build_prompt joins them with, too
         elif used + (cost := tokens.count(source_block(0, h)) + (tokens.count(SEPARATOR) if kept else 0)

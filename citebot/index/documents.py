@@ -206,7 +206,11 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
     def flush(end: int) -> None:
         nonlocal para
         if para:
-            blocks.append(Block("para", "\n".join(para).strip(), para_start + offset + 1, end + offset))
+            text = "\n".join(para).rstrip()
+            # A nested list after a blank line keeps its first item's indent: stripped, that item
+            # read as a sibling of the item holding it, and its own siblings as its children.
+            text = text if _NESTED_ITEM.match(text) else text.strip()
+            blocks.append(Block("para", text, para_start + offset + 1, end + offset))
             para = []
 
     while i < n:
@@ -283,6 +287,9 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
         i += 1
     flush(n)
     return blocks
+
+
+_NESTED_ITEM = re.compile(r"^ {1,12}(?:[-*+]|\d+[.)])\s")
 
 
 def _piped(row: str) -> str:

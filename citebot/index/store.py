@@ -105,7 +105,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # follows there; Sphinx's "[source]" links are not read
 # 41: HTML: a sidebar's or topic's title opens its text as a note's does; a formula drawn as a picture
 # reads as its alt text
-CHUNKER_VERSION = 41
+# 42: reStructuredText is read (.rst, .rest, a Sphinx include .rst.inc, a copied source .rst.txt, which read
+# as plain text before); a nested list after a blank line keeps its first item's indent (Markdown too)
+CHUNKER_VERSION = 42
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
