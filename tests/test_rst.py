@@ -311,3 +311,25 @@ def test_a_cross_reference_reads_as_the_title_it_names_as_sphinx_writes_it(tmp_p
 def test_a_substitution_reads_as_what_it_stands_for():
     lines = [".. |ver| replace:: release ``5.3``", ".. |copy| unicode:: 0xA9 .. sign", "", "At |ver|, |copy| 2009 |x|."]
     assert rst.to_markdown(lines)[3] == "At release `5.3`, © 2009 x."
+
+
+def test_a_grid_tables_chunks_read_without_its_rules_and_cite_their_rows_lines(tmp_path):
+    def row(a, b):
+        return f"| {a:<10} | {b:<30} |\n"
+    rule = "+" + "-" * 12 + "+" + "-" * 32 + "+\n"
+    rows = "".join(row(f"``opt{i}``", f"Option number {i} does thing {i}") + row("", f"and goes on {i}.") + rule
+                   for i in range(8))
+    page = "Options\n=======\n\n" + rule + row("Name", "Meaning") + rule.replace("-", "=") + rows
+    p = tmp_path / "opts.rst"
+    p.write_text(page, encoding="utf-8")
+    lines = page.split("\n")
+    chunks = chunk_document(documents.load(p, p.name), 60)
+    assert len(chunks) > 1  # split: each piece repeats the header
+    for c in chunks:
+        body = c.text.split("\n")[2:]
+        assert c.text.startswith("| Name | Meaning |\n|---|---|\n") and all("---" not in x for x in body)
+        first = body[0].split("|")[1].strip().strip("`")  # "opt3"
+        assert f"``{first}``" in lines[c.start - 1]  # the piece cites the line its first row starts on
+    assert "| `opt0` | Option number 0 does thing 0 and goes on 0. |" in chunks[0].text
+    whole = chunk_document(documents.load(p, p.name), 500)  # one piece: no rules either
+    assert len(whole) == 1 and "---" not in whole[0].text.split("\n", 2)[2] and whole[0].start == 5  # its header

@@ -27,6 +27,7 @@ from citebot.schema import Chunk
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？।])\s*")
 _ENUMERATOR = re.compile(r"[ \t]*(?:\d{1,3}|[A-Za-z])\.")  # a list item's number, alone before its text
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
+_RULE_ROW = re.compile(r"^\|(?:\s*:?-{2,}:?\s*\|)+$")  # "|---|---|"
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
 
 #: The most UTF-8 bytes of one chunk's text, on every backend: a Milvus VARCHAR
@@ -124,6 +125,15 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int,
 def _fit(block: Block, budget: int) -> list[Block]:
     """Cut a block that is over the budget into pieces that fit, where allowed,
     and any piece still over ``MAX_BYTES`` at its line ends."""
+    if block.kind == "table":
+        # A rule row below the header is no row: reStructuredText's grid tables keep each row on its
+        # source line with rules between (the rows' lines hold), which the text needs no more.
+        lines = block.text.split("\n")
+        body = [x for x in lines[2:] if not _RULE_ROW.match(x.strip())] if len(lines) > 2 else []
+        if len(lines) > 2 and len(body) < len(lines) - 2 and _TABLE_SEP.match(lines[1].strip()):
+            text = "\n".join(lines[:2] + body)
+            if tokens.count(text) <= budget:
+                return [p for p in _bound(replace(block, text=text))]
     if block.kind == "code" or tokens.count(block.text) <= budget:
         parts = [block]
     elif block.kind == "table":
@@ -191,6 +201,8 @@ def _split_table(block: Block, budget: int) -> list[Block]:
     group: list[str] = []
     cost, row_start = head_cost, block.start + n_head
     for i, row in enumerate(rows):
+        if n_head == 2 and _RULE_ROW.match(row.strip()):
+            continue  # a rule between rows (see _fit): no text, but its line counts
         c = tokens.count(row) + 1
         if group and cost + c > budget:
             out.append(Block("table", "\n".join(header + group), row_start, block.start + n_head + i - 1, page=block.page))
