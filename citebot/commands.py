@@ -128,7 +128,7 @@ def _failed(e: Exception, record: dict | None = None, indent: int | None = 2) ->
 @cli.entry
 def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
     p = cli.Parser(prog=prog, description="Build or update a citebot index from a folder.")
-    p.add_argument("folder", help="folder of .md, .txt, .html, .pdf, .adoc documents")
+    p.add_argument("folder", help="folder of .md, .txt, .html, .pdf, .adoc, .rst documents")
     p.add_argument("--rebuild", action="store_true", help="replace the index with one of this folder alone (documents it no longer reads "
                    "are dropped; the vectors of unchanged text are kept, not embedded again)")
     p.add_argument("--include", action="append", default=[], metavar="GLOB",
