@@ -9,24 +9,33 @@ a section's underline was text, ``.. code-block::`` bodies were sentences,
   go by the order the styles first appear, as docutils numbers them
 * ``para::`` and ``.. code-block:: lang`` (``code``, ``sourcecode``, doctest
   blocks ``>>>``) -> a code fence on the blank line before the indented body
-  and after it; ``para::`` reads "para:"
+  and after it (indented code where text follows with no blank line);
+  ``para::`` reads "para:"; doctest flags go, a ``:caption:`` names the code
 * admonitions (``note``, ``warning``, ``seealso`` ... ``admonition:: Title``,
   ``versionadded:: 2.0``) -> "Note: ..." before their first text
 * Sphinx object descriptions (``.. function:: sig``, ``.. attribute::``,
-  ``.. option::``, any ``domain:kind``) and definition lists -> one item,
-  ``- sig: meaning``; field lists ``:param x: ...`` -> ``- param x: ...``
-* grid, simple, ``list-table`` and ``csv-table`` tables -> a pipe table (rows
-  written from the table's first line on; a row that took several lines takes one)
+  ``.. option::``, any ``domain:kind``), definition lists, and an item that
+  is a name alone over its description -> one item, ``- sig: meaning``
+  ("class `logging.Handler`", as Sphinx shows it); field lists ``:param x:
+  ...`` -> ``- param x: ...``; a definition holding definitions nests them
+* grid, simple, ``list-table`` and ``csv-table`` tables -> a pipe table,
+  each grid or simple row on the line it starts on (rule rows between, which
+  the chunker does not keep as text); a row of one cell across a grid table
+  labels the rows below it
 * dropped: comments and targets (``.. _label:``, ``.. |sub| image::``),
-  ``toctree``, ``contents``, ``image``, ``include``, ``automodule`` and other
-  directives whose text lives elsewhere, a directive's ``:option:`` lines and
-  transitions; any other directive's body is read as text
+  ``toctree``, ``contents``, ``image``, ``include``, ``automodule``,
+  ``only:: latex`` and other directives whose text lives elsewhere, a
+  directive's ``:option:`` lines and transitions; any other directive's body
+  is read as text, and its argument when it says something
 * bullets ``*``, ``-``, ``+`` and numbers ``1.``, ``#.``, ``(a)`` -> Markdown
-  items, nested by indent; line blocks ``| text`` -> text
+  items, nested by indent, numbered as docutils numbers them; line blocks
+  ``| text`` -> text; footnotes keep all their lines
 * inline: ````code```` -> ```code```; ``:role:`text <target>``` -> text
   (a code role's target, ``~`` for its last part, in backticks);
-  ```text <url>`_`` -> text; footnote references ``[1]_`` -> dropped;
-  ```text``` (the default role, mostly a name) stays a code span
+  ``:ref:`label``` and ``:doc:`page``` -> the title they name (``titles``);
+  ```text <url>`_`` -> text; ``|name|`` -> its ``replace::``; footnote
+  references ``[1]_`` -> dropped; ```text``` (the default role, mostly a
+  name) stays a code span; a role a line end cuts in two loses its markup
 """
 from __future__ import annotations
 
