@@ -333,3 +333,15 @@ def test_a_grid_tables_chunks_read_without_its_rules_and_cite_their_rows_lines(t
     assert "| `opt0` | Option number 0 does thing 0 and goes on 0. |" in chunks[0].text
     whole = chunk_document(documents.load(p, p.name), 500)  # one piece: no rules either
     assert len(whole) == 1 and "---" not in whole[0].text.split("\n", 2)[2] and whole[0].start == 5  # its header
+
+
+def test_a_txt_file_written_in_rst_reads_as_rst_and_plain_text_stays_plain(tmp_path):
+    readme = tmp_path / "README.txt"
+    readme.write_text("Proj\n====\n\n.. note:: Needs Python 3.\n\nInstall::\n\n    pip install proj\n\n"
+                      ".. code-block:: python\n\n    import proj\n", encoding="utf-8")
+    doc = documents.load(readme, readme.name)
+    assert ("code", "```\npip install proj\n```") in [(b.kind, b.text) for b in doc.blocks]
+    assert ("para", "Note: Needs Python 3.") in [(b.kind, b.text) for b in doc.blocks]
+    plain = tmp_path / "notes.txt"  # one directive-like line and no role: plain text, read as written
+    plain.write_text("Notes\n\n.. todo:: call Bob\n\nInstall::\n\n    pip install proj\n", encoding="utf-8")
+    assert any(b.text == ".. todo:: call Bob" for b in documents.load(plain, plain.name).blocks)

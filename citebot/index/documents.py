@@ -367,6 +367,8 @@ def load_text(path: Path, rel: str, data: bytes) -> Document:
     meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
     if asciidoc.looks_like(lines):  # Git's manual pages: AsciiDoc named .txt
         return _markdown_document(path, rel, meta, asciidoc.to_markdown(lines), skipped)
+    if rst.looks_like(lines):  # a Python project's README.txt
+        return load_rst(path, rel, data)
     # Plain text has no heading syntax: '#' lines are text, not structure; a title marked
     # as plain text marks one (underlined, under a rule, in capitals) is a heading.
     blocks = parse_markdown(lines, skipped, headings=False, marked=_text_headings(lines))

@@ -755,6 +755,19 @@ def titles(pages: Iterable[tuple[str, Sequence[str]]]) -> dict[str, str]:
     return found
 
 
+_ROLE_USE = re.compile(r"(?<![\w`]):[a-z][\w:+-]*:`[^`]+`")
+
+
+def looks_like(lines: Sequence[str]) -> bool:
+    """Whether a ``.txt`` file is reStructuredText (a project's README.txt or
+    CHANGES.txt): two directives (``.. code-block::``, ``.. note::``), or one
+    and two roles (``:class:`Foo```).  Plain text, a Vim help file and
+    AsciiDoc (asked first) write neither."""
+    directives = sum(1 for line in lines[:3000] if _DIRECTIVE.match(line) and not _REPLACE.match(line))
+    roles = sum(len(_ROLE_USE.findall(line)) for line in lines[:3000])
+    return directives >= 2 or directives >= 1 and roles >= 2
+
+
 def to_markdown(lines: Sequence[str], refs: Mapping[str, str] | None = None, doc: str = "") -> list[str]:
     """The Markdown lines a reStructuredText file reads as, one for each of
     its lines (a code block closed at the very end takes one more);

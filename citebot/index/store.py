@@ -106,7 +106,8 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 41: HTML: a sidebar's or topic's title opens its text as a note's does; a formula drawn as a picture
 # reads as its alt text
 # 42: reStructuredText is read (.rst, .rest, a Sphinx include .rst.inc, a copied source .rst.txt, which read
-# as plain text before); a nested list after a blank line keeps its first item's indent (Markdown too)
+# as plain text before, and a .txt written in it); a nested list after a blank line keeps its first item's
+# indent (Markdown too); rule rows between a table's rows are no text
 CHUNKER_VERSION = 42
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
