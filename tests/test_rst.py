@@ -345,3 +345,8 @@ def test_a_txt_file_written_in_rst_reads_as_rst_and_plain_text_stays_plain(tmp_p
     plain = tmp_path / "notes.txt"  # one directive-like line and no role: plain text, read as written
     plain.write_text("Notes\n\n.. todo:: call Bob\n\nInstall::\n\n    pip install proj\n", encoding="utf-8")
     assert any(b.text == ".. todo:: call Bob" for b in documents.load(plain, plain.name).blocks)
+
+
+def test_a_footnote_whose_text_starts_on_the_next_line_is_read():
+    # Python's decimal page writes ".. [#]" alone over its note: reading it raised TypeError
+    assert rst.to_markdown([".. [#]", "   The note's text.", ""]) == ["[#]", "The note's text.", ""]

@@ -283,7 +283,7 @@ class _Reader:
                 end = _body_end(lines, i + 1, ind)
                 f = _FOOTNOTE.match(line)
                 if f:  # a footnote's text, all of it: "[*] The chapter is ..." and the lines under it
-                    out.append(f"[{f.group(1)}] {inline(f.group(2))}")
+                    out.append(f"[{f.group(1)}] {inline(f.group(2) or '')}".rstrip())  # ".. [1]" alone: text below
                     out.extend(_Reader(self.page).read(_dedent(lines[i + 1:end])))
                 else:  # a comment, a target, a substitution: never rendered
                     out.extend([""] * (end - i))
