@@ -548,17 +548,21 @@ def _csv_table(body: list[str]) -> list[list[str]]:
     return [[_cells(c) for c in row] for row in csv.reader(text, skipinitialspace=True)]
 
 
-def _pipe(rows: list[list[str]], head: int) -> list[str]:
-    """Pipe-table lines; a table without a header row gets an empty one, as
-    the HTML reader writes it (its rows are quoted alone)."""
+def _pipe(rows: list[list[str]], head: int, keep: list[int] | None = None) -> list[str]:
+    """Pipe-table lines: the header row, the rule, then a line for each row
+    after the header rows, of the columns in ``keep`` (all by default).  A
+    table without a header row gets an empty one, as the HTML reader writes
+    it (its rows are quoted alone)."""
     if not rows:
         return []
     width = max(len(r) for r in rows)
     rows = [r + [""] * (width - len(r)) for r in rows]
+    cols = range(width) if keep is None else keep
+
     def line(r: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in r) + " |"
+        return "| " + " | ".join(r[c].replace("|", "\\|") for c in cols) + " |"
     header = [" ".join(c for c in col if c) for col in zip(*rows[:head])] if head else [""] * width
-    return [line(header), "|" + "---|" * width, *(line(r) for r in rows[head:])]
+    return [line(header), "|" + "---|" * len(cols), *(line(r) for r in rows[head:])]
 
 
 def _place(out: list[str], table: list[str], taken: int) -> None:
@@ -671,30 +675,25 @@ def _layout(t: _Table, taken: int) -> list[str]:
     rows, head = t.rows, t.head
     if not rows:
         return []
-    width = max(len(r) for r in rows)
-    rows = [r + [""] * (width - len(r)) for r in rows]
     if not head and len(rows) > 1 and not t.labels and all(_bold(c) for c in rows[0] if c) and any(rows[0]):
         head = 1
-    keep = list(range(width))
+    keep = None
     if t.labels and not head:
-        keep = [c for c in keep if any(r[c] for k, r in enumerate(rows) if k not in t.labels)] or [0]
-
-    def line(r: list[str]) -> str:
-        return "| " + " | ".join(r[c].replace("|", "\\|") for c in keep) + " |"
-    rule = "|" + "---|" * len(keep)
-    empty = line([""] * width)
+        width = max(len(r) for r in rows)
+        keep = [c for c in range(width) if any(c < len(r) and r[c] for k, r in enumerate(rows) if k not in t.labels)]
+        keep = keep or [0]
+    header, rule, *body = _pipe(rows, head, keep)  # body: a line for each row from ``head`` on
     wanted: list[tuple[int, str]] = []  # (the line it should stand on, its text)
     if head:
-        header = [" ".join(c for c in col if c) for col in zip(*rows[:head])]
-        wanted += [(t.starts[0], line(header)), (t.starts[head] - 1, rule)]
+        wanted += [(t.starts[0], header), (t.starts[head] - 1, rule)]
     elif 0 not in t.labels:
-        wanted += [(0, empty), (1, rule)]
+        wanted += [(0, header), (1, rule)]
     for k in range(head, len(rows)):
-        if k in t.labels and not head:
+        if k in t.labels and not head:  # its own table: the label, an empty header (``header``), the rule
             label = re.sub(r"^\*\*(.+)\*\*$", r"\1", rows[k][0])  # a label's bold is the table's look
-            wanted += [(t.starts[k], label), (t.starts[k] + 1, empty), (t.starts[k] + 2, rule)]
+            wanted += [(t.starts[k], label), (t.starts[k] + 1, header), (t.starts[k] + 2, rule)]
         else:
-            wanted.append((t.starts[k], line(rows[k])))
+            wanted.append((t.starts[k], body[k - head]))
     out: list[str] = []
     for want, text in wanted:
         fill = rule if out and out[-1].startswith("|") else ""  # a gap in a table is a rule row, no blank
