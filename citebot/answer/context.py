@@ -40,15 +40,11 @@ def covered(a: str, b: str) -> float:
     return len(wa & wb) / len(wa) if wa else 1.0
 
 
-# A name as a heading writes it: "broker_connection_retry_on_startup", "Task.rate_limit", "--pool".
-_NAMED = re.compile(r"(?<![\w.-])(?:-{1,2}\w[\w-]*|\w+(?:[_.-]\w+)+)(?![\w-])")
-
-
 def _same_subject(a: Hit, b: Hit) -> bool:
     """Whether two chunks can say the same thing: not when each is the section of a different name
     (Celery's broker_connection_retry_on_startup reads nearly word for word as broker_connection_retry,
     whose name its text never writes: it was dropped as a duplicate of the other)."""
-    names = [set(_NAMED.findall(h.chunk.headings[-1])) if h.chunk.headings else set() for h in (a, b)]
+    names = [set(analyzer.NAME.findall(h.chunk.headings[-1])) if h.chunk.headings else set() for h in (a, b)]
     return not (names[0] and names[1] and names[0] != names[1])
 
 

@@ -567,9 +567,6 @@ _ASKS_DEFINITION = re.compile(r"^\W*(?:what(?:['’]s| is| are| does| do)\b|expl
 # An entry: a short head (a term, an option, a signature) before ": " or " - ", not a sentence.
 _ENTRY = re.compile(r"^(?:[-*+]\s+)?([^.!?。:]{1,80}?)(?::\s|\s[-–—]\s)")
 _WORD = re.compile(r"(?<![\w-])-{0,2}\w+")  # a word or an option as written ("-f", "--force")
-# A name as written: an option, or a word joined by "_", "-" or "." ("BORG_PASSPHRASE", "--keep-within",
-# "os.path"), which the analyzer splits into words that a neighbouring name holds too.
-_NAME = re.compile(r"(?<![\w.-])(?:-{1,2}\w[\w-]*|\w+(?:[_.-]\w+)+)(?![\w-])")
 _ROW_HEAD = re.compile(r"^\|\s*((?:[^|\\]|\\.)*?)\s*\|")
 
 
@@ -599,10 +596,10 @@ def _defines(unit: Unit, asked: frozenset[str], question: str) -> bool:
     named = asked & set(analyzer.analyze(head))
     if not (any(len(t) > 1 for t in named) or named and set(_WORD.findall(head)) & set(_WORD.findall(question))):
         return False
-    written = {n.casefold() for n in _NAME.findall(question)}
+    written = {n.casefold() for n in analyzer.NAME.findall(question)}
     if written or unit.kind == "row":
         # "what does borg check --repair do?" is not BORG_CHECK_I_KNOW_WHAT_I_AM_DOING's entry
-        return bool(written & {n.casefold() for n in _NAME.findall(head)})
+        return bool(written & {n.casefold() for n in analyzer.NAME.findall(head)})
     return True
 
 

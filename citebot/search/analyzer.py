@@ -19,6 +19,7 @@ these terms, so a question ranks the same way on each.
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 
 import regex
@@ -41,6 +42,11 @@ again all also just should""".split())
 
 
 _LETTER = regex.compile(r"\p{L}")
+
+
+# A name as written: an option, or words joined by "_", "-" or "." ("BORG_PASSPHRASE", "--keep-within",
+# "os.path"), which ``analyze`` splits into words that a neighbouring name holds too.
+NAME = re.compile(r"(?<![\w.-])(?:-{1,2}\w[\w-]*|\w+(?:[_.-]\w+)+)(?![\w-])")
 
 
 def is_identifier(term: str) -> bool:
