@@ -133,7 +133,7 @@ def _fit(block: Block, budget: int) -> list[Block]:
         if len(lines) > 2 and len(body) < len(lines) - 2 and _TABLE_SEP.match(lines[1].strip()):
             text = "\n".join(lines[:2] + body)
             if tokens.count(text) <= budget:
-                return [p for p in _bound(replace(block, text=text))]
+                return _bound(replace(block, text=text))
     if block.kind == "code" or tokens.count(block.text) <= budget:
         parts = [block]
     elif block.kind == "table":
