@@ -325,6 +325,11 @@ def load_asciidoc(path: Path, rel: str, data: bytes) -> Document:
 
 def load_rst(path: Path, rel: str, data: bytes) -> Document:
     meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
+    return _rst_document(path, rel, meta, lines, skipped)
+
+
+def _rst_document(path: Path, rel: str, meta: dict, lines: list[str], skipped: int) -> Document:
+    """A document from reStructuredText lines (a ``.txt`` file's, read once, too)."""
     root = path.parents[len(Path(rel).parts) - 1] if len(Path(rel).parts) <= len(path.parents) else path.parent
     md = rst.to_markdown(lines, _rst_titles(root), _rst_doc(rel))
     return _markdown_document(path, rel, meta, md, skipped)
@@ -368,7 +373,7 @@ def load_text(path: Path, rel: str, data: bytes) -> Document:
     if asciidoc.looks_like(lines):  # Git's manual pages: AsciiDoc named .txt
         return _markdown_document(path, rel, meta, asciidoc.to_markdown(lines), skipped)
     if rst.looks_like(lines):  # a Python project's README.txt
-        return load_rst(path, rel, data)
+        return _rst_document(path, rel, meta, lines, skipped)
     # Plain text has no heading syntax: '#' lines are text, not structure; a title marked
     # as plain text marks one (underlined, under a rule, in capitals) is a heading.
     blocks = parse_markdown(lines, skipped, headings=False, marked=_text_headings(lines))
