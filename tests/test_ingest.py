@@ -75,6 +75,22 @@ def test_unreadable_and_unsupported_files_are_reported_and_skipped(tmp_path, cfg
     assert {c.source for c in chunks_of(cfg)} == {"returns.md", "shipping.txt", "hours.html"}
 
 
+def test_a_reader_that_fails_on_one_file_skips_that_file_not_the_ingest(tmp_path, cfg, counting, capsys, monkeypatch):
+    # A reader's bug on one odd file (an rst footnote once raised TypeError) used to stop the whole ingest.
+    from citebot.index import documents
+    folder = make_folder(tmp_path)
+    write(folder / "odd.rst", "Odd\n===\n\n.. [#]\n   text\n")
+
+    def broken(path, rel, data):
+        raise TypeError("'NoneType' object is not subscriptable")
+    monkeypatch.setitem(documents.LOADERS, ".rst", broken)
+    report = ingest(folder, cfg, embedder=counting)
+    why = dict(report.skipped)["odd.rst"]
+    assert "TypeError" in why and "citebot's bug" in why
+    assert "skipped odd.rst: citebot failed on it" in capsys.readouterr().err
+    assert {c.source for c in chunks_of(cfg)} == {"returns.md", "shipping.txt", "hours.html"}
+
+
 def test_index_from_another_model_is_refused_with_the_fix(tmp_path, cfg, counting):
     folder = make_folder(tmp_path)
     ingest(folder, cfg, embedder=counting)

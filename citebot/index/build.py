@@ -279,10 +279,14 @@ def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report, pat
         else:
             try:
                 doc = documents.load(path, rel, data)
+                doc_chunks = chunker.chunk_document(doc, cfg.chunk_tokens)
             except documents.UnreadableDocument as e:
                 report.skipped.append((rel, str(e)))
                 continue
-            doc_chunks = chunker.chunk_document(doc, cfg.chunk_tokens)
+            except Exception as e:  # noqa: BLE001 - a reader's bug on one odd file must not stop the other thousand
+                report.skipped.append((rel, f"citebot failed on it ({type(e).__name__}: {str(e)[:200]}); this is citebot's "
+                                            "bug: please report it with the file. The rest of the folder is ingested"))
+                continue
             (report.changed if known else report.added).append(rel)
         sources[rel] = {"sha1": digest, "chunks": len(doc_chunks)}
         chunks.extend(doc_chunks)
