@@ -210,7 +210,21 @@ def test_definitions_follow_each_other_without_blank_lines_and_nest():
     # each variable is an entry of its own under "General", not one run of text
     assert rst.to_markdown(lines) == ["- General:", "", "  - BORG_REPO: When set, the default repository.", "",
                                       "  - BORG_PASSPHRASE: When set, the passphrase.", "",
-                                      "See also BORG_NEW_PASSPHRASE.", "", "- Other: Text."]
+                                      "    See also BORG_NEW_PASSPHRASE.", "", "- Other: Text."]
+
+
+def test_a_paragraph_in_a_definition_stays_in_it_so_the_items_after_it_are_no_code(tmp_path):
+    # borg's BORG_WORKAROUNDS: at the margin, "Currently known strings are:" ended the list in
+    # Markdown, and the nested "retry_erofs" four spaces in read as a line of indented code.
+    lines = ["General:", "    BORG_WORKAROUNDS", "        A list of strings.", "",
+             "        Currently known strings are:", "", "        retry_erofs", "            Retry opening.",
+             "", "        basesyncfile", "            Use the simple code."]
+    path = tmp_path / "env.rst"
+    path.write_text("\n".join(lines) + "\n")
+    blocks = documents.load(path, "env.rst").blocks
+    assert [b.kind for b in blocks] == ["para"] * 5
+    assert blocks[3].text == "    - retry_erofs: Retry opening." and (blocks[3].start, blocks[3].end) == (8, 8)
+    assert rst.to_markdown(lines)[4] == "    Currently known strings are:"  # in the item, as CommonMark reads it
 
 
 REVIEWED = """\

@@ -362,8 +362,15 @@ class _Reader:
         first = next((k for k, x in enumerate(inner) if x.strip()), None)
         plain = first is not None and not _BLOCK_LINE.match(inner[first])
         out.append("" if plain else head)
+        code = False
         for k, x in enumerate(inner):
-            out.append(f"{head} {x}" if plain and k == first else f"{pad}  {x}" if _ITEM_LINE.match(x) else x)
+            code ^= x.startswith("```")
+            # A paragraph's first line goes in under the item too (the lines after it may lie):
+            # at the margin after a blank line it ended the list, and borg's "- retry_erofs: ..."
+            # two levels in below "Currently known strings are:" read as indented code.
+            opens = k and not code and not inner[k - 1].strip() and x.strip() and not _BLOCK_LINE.match(x)
+            out.append(f"{head} {x}" if plain and k == first else f"{pad}  {x}" if _ITEM_LINE.match(x) or opens
+                       else x)
         return end
 
     def block_start(self, lines: Sequence[str], i: int, items: list[int], numbers: dict[int, int]

@@ -108,7 +108,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 42: reStructuredText is read (.rst, .rest, a Sphinx include .rst.inc, a copied source .rst.txt, which read
 # as plain text before, and a .txt written in it); a nested list after a blank line keeps its first item's
 # indent (Markdown too); rule rows between a table's rows are no text
-CHUNKER_VERSION = 42
+# 43: rst: a paragraph inside a definition stays in it (borg's nested "- retry_erofs: ..." after one
+# read as indented code)
+CHUNKER_VERSION = 43
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
