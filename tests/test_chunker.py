@@ -216,3 +216,23 @@ def test_a_nested_list_after_a_blank_line_stays_nested(tmp_path):
     doc = load(tmp_path, "# Notes\n\n* Fields supported for:\n\n    * `Path()`\n    * `Query()`\n\n* Done.\n")
     assert [b.text for b in doc.blocks if b.kind == "para"] == [
         "* Fields supported for:", "    * `Path()`\n    * `Query()`", "* Done."]
+
+
+def test_a_chunk_that_starts_inside_a_list_item_is_headed_by_what_the_item_names(tmp_path):
+    # borg's "BORG_SELFTEST=disabled can be used ..." began a chunk that named no variable.
+    filler = " ".join(["Borg reads these variables at start."] * 6)
+    text = (f"# Environment\n\n{filler}\n\n- BORG_SELFTEST: This can be used to influence the self-tests.\n\n"
+            f"  Setting it to disabled saves some time.\n\n- BORG_RSH: The ssh command.\n\n"
+            f"  * Added Crontab-like scheduling to periodic tasks. You can name a minute.\n"
+            f"  * Second.\n\n    Its own paragraph.\n\nBack at the margin.\n")
+    doc = load(tmp_path, text, "env.md")
+    assert [b.item for b in doc.blocks if b.kind == "para"] == [
+        "", "", "BORG_SELFTEST", "", "BORG_RSH", "Second.", ""]
+    chunks = chunker.chunk_document(doc, budget=16)
+    starts = {c.text.split("\n")[0]: c.headings for c in chunks}
+    assert starts["Setting it to disabled saves some time."] == ("BORG_SELFTEST",)
+    assert starts["* Added Crontab-like scheduling to periodic tasks."] == ("BORG_RSH",)  # a nested list too
+    assert starts["Back at the margin."] == () and starts["- BORG_RSH: The ssh command."] == ()
+    assert documents.item_name("Added Crontab-like scheduling to periodic tasks. You can name a minute.") == \
+        "Added Crontab-like scheduling to periodic tasks."
+    assert documents.item_name(" ".join(["word"] * 14)) == " ".join(["word"] * 12) + " …"

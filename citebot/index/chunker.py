@@ -83,6 +83,8 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
         text = "\n\n".join(b.text for b in blocks).strip()
         if not text:
             continue
+        if blocks[0].item:  # a chunk that starts inside a list item: what the item names heads it
+            headings = (*headings, blocks[0].item)
         key = f"{doc.path}\x00{' > '.join(headings)}\x00{text}"
         seen[key] = seen.get(key, 0) + 1
         cid = hashlib.sha1(f"{key}\x00{seen[key]}".encode()).hexdigest()[:16]

@@ -50,6 +50,9 @@ class Block:
     # Where each source line begins in ``text``, as (offset, page, line), for text whose lines were
     # joined (a PDF paragraph): a piece of it cites its own lines, not the paragraph's.
     marks: tuple[tuple[int, int, int], ...] | None = None
+    # The list item a paragraph goes on under, by its first words ("BORG_SELFTEST"), when it is
+    # the item's second paragraph or later: a chunk that starts there names what it describes.
+    item: str = ""
 
 
 @dataclass
@@ -202,6 +205,7 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
     i, n = 0, len(lines)
     para: list[str] = []
     para_start = 0
+    items: list[tuple[int, str]] = []  # the open list items: (indent, what each names), outermost first
 
     def flush(end: int) -> None:
         nonlocal para
@@ -210,7 +214,21 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
             # A nested list after a blank line keeps its first item's indent: stripped, that item
             # read as a sibling of the item holding it, and its own siblings as its children.
             text = text if _NESTED_ITEM.match(text) else text.strip()
-            blocks.append(Block("para", text, para_start + offset + 1, end + offset))
+            under = ""
+            for k, line in enumerate(para):  # the items it opens: the last holds what comes below
+                m = _ITEM_TEXT.match(line)
+                if k and not m:
+                    continue
+                indent = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+                while items and items[-1][0] >= indent:
+                    items.pop()
+                if not k:  # indented under an item: that item's (a paragraph at the margin ends the list)
+                    under = items[-1][1] if items and indent else ""
+                if m:
+                    items.append((indent, item_name(m.group(1))))
+                elif not indent:
+                    items.clear()
+            blocks.append(Block("para", text, para_start + offset + 1, end + offset, item=under))
             para = []
 
     while i < n:
@@ -240,6 +258,7 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
             continue
         if i in marked:
             flush(i)
+            items.clear()
             level, text, taken = marked[i]
             blocks.append(Block("heading", text, i + offset + 1, i + offset + taken, level=level))
             i += taken
@@ -247,6 +266,7 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
         h = _HEADING.match(line) if headings else None
         if h:
             flush(i)
+            items.clear()
             blocks.append(Block("heading", markdown.strip_anchor(h.group(2)), i + offset + 1, i + offset + 1,
                                 level=len(h.group(1))))
             i += 1
@@ -290,6 +310,22 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
 
 
 _NESTED_ITEM = re.compile(r"^ {1,12}(?:[-*+]|\d+[.)])\s")
+_ITEM_TEXT = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(\S.*)")
+_NAMED = re.compile(r"^(.{1,80}?):(?:\s|$)")  # "BORG_SELFTEST: This can be used ..."
+_FIRST_SENTENCE = re.compile(r"^(.+?[.!?。！？])(?:\s|$)")
+
+
+def item_name(text: str) -> str:
+    """What a list item names, for a heading over its later paragraphs: the
+    term before its colon ("BORG_SELFTEST"), else its first sentence, else its
+    first words; at most twelve words."""
+    m = _NAMED.match(text)
+    if m and len(m.group(1).split()) <= 8:
+        return m.group(1).strip()
+    m = _FIRST_SENTENCE.match(text)
+    name = m.group(1) if m else text
+    words = name.split()
+    return " ".join(words[:12]) + (" …" if len(words) > 12 else "")
 
 
 def _piped(row: str) -> str:

@@ -110,7 +110,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # indent (Markdown too); rule rows between a table's rows are no text
 # 43: rst: a paragraph inside a definition stays in it (borg's nested "- retry_erofs: ..." after one
 # read as indented code)
-CHUNKER_VERSION = 43
+# 44: a chunk that starts inside a list item (its second paragraph, a nested list) has what the item names
+# as its innermost heading (borg's "BORG_SELFTEST=disabled can be used ..." named no variable)
+CHUNKER_VERSION = 44
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
