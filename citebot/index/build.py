@@ -253,6 +253,12 @@ def _reusable_vectors(cfg: Config) -> _Previous:
 
 def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report, paths: list[Path],
                  progress: Progress) -> tuple[list[Chunk], dict]:
+    with documents.reading_folder():
+        return _read_files(folder, cfg, prev, report, paths, progress)
+
+
+def _read_files(folder: Path, cfg: Config, prev: _Previous, report: Report, paths: list[Path],
+                progress: Progress) -> tuple[list[Chunk], dict]:
     chunks: list[Chunk] = []
     sources: dict[str, dict] = {}
     for path in paths:

@@ -20,6 +20,7 @@ import re
 import threading
 import warnings
 from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -376,12 +377,34 @@ def _rst_doc(rel: str) -> str:
     return re.sub(r"\.(?:rst|rest)(?:\.(?:inc|txt))?$", "", rel, flags=re.I)
 
 
+_READING: ContextVar[dict[Path, Mapping[str, str]] | None] = ContextVar("reading", default=None)
+
+
+@contextlib.contextmanager
+def reading_folder() -> Iterator[None]:
+    """One ingest's reading of a folder: its rst titles are listed once, not
+    once for every rst file (listing and stating them all for each file took
+    10 of the 17 seconds that Python's 497 pages were read in)."""
+    token = _READING.set({})
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
 def _rst_titles(root: Path) -> Mapping[str, str]:
     """The titles the cross-references of the reStructuredText under ``root``
-    (the folder being read) name; read again when one of its files changes."""
+    (the folder being read) name; read again when one of its files changes
+    (within :func:`reading_folder`, once)."""
+    memo = _READING.get()
+    if memo is not None and root in memo:
+        return memo[root]
     files = sorted(p for p in root.rglob("*") if file_type(p) in rst.SUFFIXES and p.is_file())
     stamp = tuple((p.as_posix(), st.st_mtime_ns, st.st_size) for p in files for st in [p.stat()])
-    return _titles_of(root, stamp)
+    titles = _titles_of(root, stamp)
+    if memo is not None:
+        memo[root] = titles
+    return titles
 
 
 @functools.lru_cache(maxsize=4)
