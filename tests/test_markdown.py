@@ -286,6 +286,12 @@ def test_html_definitions_inside_a_definition_are_entries_of_their_own(tmp_path)
         ("General:", 2), ("BORG_REPO: When set, the default repository.", 3),
         ("BORG_PASSPHRASE: When set, the passphrase.", 4), ("loads(s): Deserialize s.", 6),
         ("Keyword-only.", 7), ("Raises: JSONDecodeError", 7)]
+    # What each later block of a definition belongs to, for a chunk that starts there (a method's second
+    # paragraph named no method, a method no class).
+    assert [b.item for b in blocks[1:]] == ["", "General", "General", "", "loads(s)", "loads(s)"]
+    chunks = chunker.chunk_document(documents.load(tmp_path / "e.html", "e.html"), budget=8)
+    assert [(c.headings, c.text) for c in chunks][-2:] == [((), "loads(s): Deserialize s."),
+                                                          (("loads(s)",), "Keyword-only.\n\nRaises: JSONDecodeError")]
 
 
 def test_an_html_row_across_the_whole_table_labels_the_rows_below_it(tmp_path):

@@ -112,7 +112,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # read as indented code)
 # 44: a chunk that starts inside a list item (its second paragraph, a nested list) has what the item names
 # as its innermost heading (borg's "BORG_SELFTEST=disabled can be used ..." named no variable)
-CHUNKER_VERSION = 44
+# 45: so does one that starts inside an HTML item or definition (a method's second paragraph names the
+# method, a method its class)
+CHUNKER_VERSION = 45
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
