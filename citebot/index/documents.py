@@ -841,10 +841,10 @@ def _html_blocks(root) -> list[Block]:
                     # The item's later blocks are its (Block.item): a chunk that starts at one names
                     # what it describes, a method's second paragraph its method, a method its class.
                     dt = child.find_previous_sibling("dt") if child.name == "dd" else None
-                    named = (_html_block(dt) if dt is not None else
+                    owner = (_html_block(dt) if dt is not None else
                              blocks[first] if child.name == "li" and first < len(blocks) else None)
-                    if named is not None and named.text.strip():
-                        name = item_name(_ITEM_TEXT.sub(r"\1", named.text.strip()))
+                    if owner is not None and owner.text.strip():
+                        name = item_name(_ITEM_TEXT.sub(r"\1", owner.text.strip()))
                         for k in range(first + (child.name == "li"), len(blocks)):
                             if not blocks[k].item:
                                 blocks[k] = replace(blocks[k], item=name)
