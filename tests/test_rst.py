@@ -384,3 +384,43 @@ def test_a_txt_file_written_in_rst_reads_as_rst_and_plain_text_stays_plain(tmp_p
 def test_a_footnote_whose_text_starts_on_the_next_line_is_read():
     # Python's decimal page writes ".. [#]" alone over its note: reading it raised TypeError
     assert rst.to_markdown([".. [#]", "   The note's text.", ""]) == ["[#]", "The note's text.", ""]
+
+
+def test_a_literalinclude_shows_the_part_of_the_file_its_options_name():
+    # Sphinx's options, in Sphinx's order: pyobject, lines, start/end, dedent.
+    src = ["import os", "", "class App:", "    def run(self):", "        return 1", "", "    def stop(self):",
+           "        pass", "", "# start", "    x = 1", "    y = 2", "# end"]
+    assert rst.included(src, {"lines": "1,3-4,12-"}) == ["import os", "class App:", "    def run(self):",
+                                                           "    y = 2", "# end"]
+    assert rst.included(src, {"start-after": "# start", "end-before": "# end", "dedent": ""}) == ["x = 1", "y = 2"]
+    assert rst.included(src, {"start-at": "# start", "end-at": "x = 1", "dedent": "4"}) == ["# start", "x = 1"]
+    assert rst.included(src, {"pyobject": "App.run"}) == ["    def run(self):", "        return 1"]
+    assert rst.included(src, {"pyobject": "Missing"}) == [] and rst.included(None, {}) == []
+    code: dict = {}
+    md = rst.to_markdown(["Setup", "=====", "", ".. literalinclude:: app.py", "   :caption: proj/app.py",
+                          "   :lines: 1", "", "Done."], include=lambda name: src if name == "app.py" else None,
+                         code=code)
+    # The code has no lines of its own in the page: it is given by the directive's line, whose caption stays.
+    assert md == ["# Setup", "", "", "proj/app.py:", "", "", "", "Done."] and code == {3: ("py", ["import os"])}
+
+
+def test_a_literalinclude_reads_a_file_inside_the_folder_and_never_one_outside(tmp_path):
+    # Celery's Django setup is a literalinclude of proj/celery.py: the page said "create this module:"
+    # and showed nothing.
+    docs = tmp_path / "docs"
+    (docs / "ex").mkdir(parents=True)
+    (docs / "ex" / "celery.py").write_text("import os\n\napp = Celery('proj')\n", encoding="utf-8")
+    (tmp_path / "secret.py").write_text("TOKEN = 'x'\n", encoding="utf-8")
+    (docs / "ex" / "link.py").symlink_to(tmp_path / "secret.py")
+    (docs / "dj.rst").write_text("Django\n======\n\nCreate it:\n\n.. literalinclude:: ex/celery.py\n"
+                                 "    :language: python\n    :caption: proj/celery.py\n\nThen import it.\n\n"
+                                 ".. literalinclude:: ../secret.py\n\n"
+                                 ".. literalinclude:: ex/link.py\n\n.. literalinclude:: /ex/celery.py\n   :lines: 3\n",
+                                 encoding="utf-8")
+    blocks = documents.load(docs / "dj.rst", "dj.rst").blocks
+    assert [(b.kind, b.text, b.start, b.end) for b in blocks[1:]] == [
+        ("para", "Create it:", 4, 4), ("para", "proj/celery.py:", 6, 6),
+        ("code", "```python\nimport os\n\napp = Celery('proj')\n```", 6, 6),
+        ("para", "Then import it.", 10, 10), ("code", "```py\napp = Celery('proj')\n```", 16, 16)]
+    chunks = chunk_document(documents.load(docs / "dj.rst", "dj.rst"), 220)
+    assert "TOKEN" not in "".join(c.text for c in chunks) and (chunks[0].start, chunks[0].end) == (4, 16)

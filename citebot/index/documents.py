@@ -19,7 +19,7 @@ import logging
 import re
 import threading
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -368,8 +368,37 @@ def load_rst(path: Path, rel: str, data: bytes) -> Document:
 def _rst_document(path: Path, rel: str, meta: dict, lines: list[str], skipped: int) -> Document:
     """A document from reStructuredText lines (a ``.txt`` file's, read once, too)."""
     root = path.parents[len(Path(rel).parts) - 1] if len(Path(rel).parts) <= len(path.parents) else path.parent
-    md = rst.to_markdown(lines, _rst_titles(root), _rst_doc(rel))
-    return _markdown_document(path, rel, meta, md, skipped)
+    code: dict[int, tuple[str, list[str]]] = {}
+    md = rst.to_markdown(lines, _rst_titles(root), _rst_doc(rel), _includer(path, root), code)
+    doc = _markdown_document(path, rel, meta, md, skipped)
+    for k, (lang, body) in sorted(code.items()):  # a literalinclude's code, cited at its directive's line
+        line = k + skipped + 1
+        fence = "`" * max(3, 1 + max((len(t) for t in _TICKS.findall("\n".join(body))), default=0))
+        at = next((n for n, b in enumerate(doc.blocks) if b.start > line), len(doc.blocks))
+        doc.blocks.insert(at, Block("code", "\n".join([fence + lang, *body, fence]), line, line))
+    return doc
+
+
+INCLUDE_MAX = 256 * 1024  # bytes: an example file, not a data file
+
+
+def _includer(path: Path, root: Path) -> Callable[[str], list[str] | None]:
+    """What a ``literalinclude`` in ``path`` may show: a text file inside the
+    folder being read (relative to the page, or to the folder when written
+    "/examples/x.py"), never one outside it, as a link outside is not read.
+    Its lines are read at the page's own reading: a change to the included
+    file alone is read at the page's next change or ``--rebuild``."""
+    def read(name: str) -> list[str] | None:
+        try:
+            top = root.resolve()
+            target = ((top / name.lstrip("/")) if name.startswith("/") else (path.parent / name)).resolve()
+            target.relative_to(top)
+            if not target.is_file() or target.stat().st_size > INCLUDE_MAX:
+                return None
+            return _decode(target.read_bytes()).splitlines()
+        except (OSError, RuntimeError, ValueError, UnreadableDocument):  # outside, looping, unreadable: not shown
+            return None
+    return read
 
 
 def _rst_doc(rel: str) -> str:

@@ -42,7 +42,7 @@ from __future__ import annotations
 import csv
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from posixpath import dirname, join, normpath
 from types import MappingProxyType
@@ -72,7 +72,7 @@ _VERSIONS = {"versionadded": "New in version", "versionchanged": "Changed in ver
 _CODE = {"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput", "parsed-literal", "productionlist",
          "prompt", "highlight-code"}
 # Text that lives elsewhere (another file, the code's docstrings) or is never shown as text.
-_DROPPED = {"toctree", "contents", "include", "literalinclude", "image", "raw", "meta", "index", "highlight",
+_DROPPED = {"toctree", "contents", "include", "image", "raw", "meta", "index", "highlight",
             "currentmodule", "module", "default-role", "role", "sectionauthor", "moduleauthor", "codeauthor", "rst-class",
             "tabularcolumns", "testsetup", "testcleanup", "inheritance-diagram", "graphviz", "digraph", "graph",
             "autosummary", "program", "title", "target-notes", "footer", "header", "sectnum"}
@@ -445,6 +445,16 @@ class _Reader:
                 "html" not in arg or "not html" in arg) or kind == "class" and not any(x.strip() for x in body):
             out.extend([""] * (end - i))
             return end
+        if kind == "literalinclude":  # a file's code (Celery's Django setup is one): read where it is
+            out.extend([""] * (end - i))
+            read = _INCLUDE.get()
+            code = included(read(arg), options) if read is not None and arg else []
+            if code:
+                caption = f"{inline(options['caption'])}:" if options.get("caption") else ""
+                found = _INCLUDED.get()
+                found.append((options.get("language") or arg.rpartition(".")[2] * ("." in arg), code))
+                out[i - end] = f"{caption}{_MARK}{len(found) - 1}{_MARK}"
+            return end
         if kind in _CODE:
             out.extend([""] * (j - i))
             if options.get("caption"):  # "settings.py:" says where the code goes
@@ -714,6 +724,11 @@ def _layout(t: _Table, taken: int) -> list[str]:
 
 # The titles a :ref: or :doc: names, of the page being read: {"ref:label": title, "doc:path": title}.
 _TITLES: ContextVar[Mapping[str, str]] = ContextVar("titles", default=MappingProxyType({}))
+_INCLUDE: ContextVar[Callable[[str], list[str] | None] | None] = ContextVar("include", default=None)
+_INCLUDED: ContextVar[list[tuple[str, list[str]]]] = ContextVar("included", default=[])  # noqa: B039 - set anew per page
+# Where an included file's code goes, in the line that stands for it (a private-use character: no page writes it).
+_MARK = "\ue000"
+_MARKED = re.compile(f"{_MARK}(\\d+){_MARK}")
 _DOC: ContextVar[str] = ContextVar("doc", default="")  # the page's path without its suffix
 _SUBS: ContextVar[Mapping[str, str]] = ContextVar("subs", default=MappingProxyType({}))  # |name| -> its text
 _REPLACE = re.compile(r"^\.\.\s+\|([^|]+)\|\s+(replace|unicode)::\s+(.*?)\s*$")
@@ -774,15 +789,92 @@ def looks_like(lines: Sequence[str]) -> bool:
     return directives >= 2 or directives >= 1 and roles >= 2
 
 
-def to_markdown(lines: Sequence[str], refs: Mapping[str, str] | None = None, doc: str = "") -> list[str]:
+def to_markdown(lines: Sequence[str], refs: Mapping[str, str] | None = None, doc: str = "",
+                include: Callable[[str], list[str] | None] | None = None,
+                code: dict[int, tuple[str, list[str]]] | None = None) -> list[str]:
     """The Markdown lines a reStructuredText file reads as, one for each of
     its lines (a code block closed at the very end takes one more);
     ``refs``: the titles its cross-references name (``titles``); ``doc``:
-    its path without its suffix, which a relative :doc: starts from."""
-    tokens = _TITLES.set(refs or {}), _DOC.set(doc), _SUBS.set(_substitutions(lines))
+    its path without its suffix, which a relative :doc: starts from;
+    ``include``: the lines of the file a ``literalinclude`` names, or None
+    where it may not be read; ``code``, when given, receives the code each
+    one shows, by the index of its line: (language, lines), code that has no
+    lines of its own in the file."""
+    tokens = (_TITLES.set(refs or {}), _DOC.set(doc), _SUBS.set(_substitutions(lines)), _INCLUDE.set(include),
+              _INCLUDED.set([]))
     try:
-        return _Reader(_Page()).read(list(lines))
+        out = _Reader(_Page()).read(list(lines))
+        found = _INCLUDED.get()
     finally:
-        _TITLES.reset(tokens[0])
-        _DOC.reset(tokens[1])
-        _SUBS.reset(tokens[2])
+        for var, token in zip((_TITLES, _DOC, _SUBS, _INCLUDE, _INCLUDED), tokens):
+            var.reset(token)  # type: ignore[attr-defined]
+    for k, line in enumerate(out):
+        if _MARK in line:
+            for m in _MARKED.finditer(line):
+                if code is not None:
+                    code[k] = found[int(m.group(1))]
+            out[k] = _MARKED.sub("", line)
+    return out
+
+
+def included(lines: Sequence[str] | None, options: Mapping[str, str]) -> list[str]:
+    """The part of a file's lines a ``literalinclude`` shows, by its options
+    as Sphinx applies them: ``pyobject``, ``lines`` ("1,3,5-10,20-"),
+    ``start-after``/``start-at``, ``end-before``/``end-at``, ``dedent``."""
+    if lines is None:
+        return []
+    part = list(lines)
+    name = options.get("pyobject", "").strip()
+    if name:
+        part = _python_object(part, name)
+    if options.get("lines", "").strip():
+        part = [part[k] for k in _numbers(options["lines"], len(part))]
+    for key, after in (("start-after", True), ("start-at", False)):
+        text = options.get(key, "")
+        at = next((k for k, x in enumerate(part) if text and text in x), None)
+        if at is not None:
+            part = part[at + after:]
+    for key, at_end in (("end-before", False), ("end-at", True)):
+        text = options.get(key, "")
+        at = next((k for k, x in enumerate(part) if text and text in x), None)
+        if at is not None:
+            part = part[:at + at_end]
+    if "dedent" in options:
+        n = options["dedent"].strip()
+        part = [x[int(n):] if n.isdigit() and x[:int(n)].isspace() else x.lstrip() if n.isdigit() else x
+                for x in part] if n else _dedent(part)
+    while part and not part[0].strip():
+        part.pop(0)
+    while part and not part[-1].strip():
+        part.pop()
+    return [x.rstrip() for x in part]
+
+
+def _numbers(spec: str, n: int) -> list[int]:
+    """Sphinx's ``:lines:`` ("1,3,5-10,20-"): 0-based indexes, in order."""
+    out: list[int] = []
+    for part in spec.split(","):
+        first, dash, last = part.strip().partition("-")
+        try:
+            a = int(first) if first.strip() else 1
+            b = (int(last) if last.strip() else n) if dash else a
+        except ValueError:
+            continue
+        out.extend(k - 1 for k in range(a, b + 1) if 1 <= k <= n)
+    return out
+
+
+def _python_object(lines: list[str], name: str) -> list[str]:
+    """A class, function or method (``Class.method``) of a Python file, from
+    its ``def``/``class`` line to the end of its body; none when absent."""
+    start, end, indent = 0, len(lines), -1
+    for part in name.split("."):
+        pattern = re.compile(rf"^(\s*)(?:async\s+)?(?:def|class)\s+{re.escape(part)}\b")
+        at = next((k for k in range(start, end) if (m := pattern.match(lines[k])) and len(m.group(1)) > indent), None)
+        if at is None:
+            return []
+        indent = _indent(lines[at])
+        start, end = at, at + 1
+        while end < len(lines) and (_blank(lines[end]) or _indent(lines[end]) > indent):
+            end += 1
+    return lines[start:end]
