@@ -412,10 +412,15 @@ def test_a_literalinclude_reads_a_file_inside_the_folder_and_never_one_outside(t
     (docs / "ex" / "celery.py").write_text("import os\n\napp = Celery('proj')\n", encoding="utf-8")
     (tmp_path / "secret.py").write_text("TOKEN = 'x'\n", encoding="utf-8")
     (docs / "ex" / "link.py").symlink_to(tmp_path / "secret.py")
+    # A document citebot reads has a scope of its own, which the page's would replace; a hidden file
+    # an ingest never reads.
+    (docs / "staff.md").write_text("---\naudience: staff\n---\nTOKEN = 'staff'\n", encoding="utf-8")
+    (docs / ".env").write_text("TOKEN=1\n", encoding="utf-8")
     (docs / "dj.rst").write_text("Django\n======\n\nCreate it:\n\n.. literalinclude:: ex/celery.py\n"
                                  "    :language: python\n    :caption: proj/celery.py\n\nThen import it.\n\n"
                                  ".. literalinclude:: ../secret.py\n\n"
-                                 ".. literalinclude:: ex/link.py\n\n.. literalinclude:: /ex/celery.py\n   :lines: 3\n",
+                                 ".. literalinclude:: ex/link.py\n\n.. literalinclude:: /ex/celery.py\n   :lines: 3\n\n"
+                                 ".. literalinclude:: staff.md\n\n.. literalinclude:: .env\n",
                                  encoding="utf-8")
     blocks = documents.load(docs / "dj.rst", "dj.rst").blocks
     assert [(b.kind, b.text, b.start, b.end) for b in blocks[1:]] == [

@@ -386,13 +386,18 @@ def _includer(path: Path, root: Path) -> Callable[[str], list[str] | None]:
     """What a ``literalinclude`` in ``path`` may show: a text file inside the
     folder being read (relative to the page, or to the folder when written
     "/examples/x.py"), never one outside it, as a link outside is not read.
-    Its lines are read at the page's own reading: a change to the included
-    file alone is read at the page's next change or ``--rebuild``."""
+    Nor a hidden one (``.env``), which an ingest never reads, nor a document
+    citebot reads itself: its text would take the page's scope, and a page
+    marked staff would reach the public through a public page that includes
+    it.  Its lines are read at the page's own reading: a change to the
+    included file alone is read at the page's next change or ``--rebuild``."""
     def read(name: str) -> list[str] | None:
         try:
             top = root.resolve()
             target = ((top / name.lstrip("/")) if name.startswith("/") else (path.parent / name)).resolve()
-            target.relative_to(top)
+            inside = target.relative_to(top)
+            if any(part.startswith(".") for part in inside.parts) or file_type(target) in SUFFIXES:
+                return None
             if not target.is_file() or target.stat().st_size > INCLUDE_MAX:
                 return None
             return _decode(target.read_bytes()).splitlines()
