@@ -340,6 +340,13 @@ def test_a_cross_reference_reads_as_the_title_it_names_as_sphinx_writes_it(tmp_p
                                                          encoding="utf-8")
     doc = documents.load(tmp_path / "userguide" / "tasks.rst", "userguide/tasks.rst")
     assert [b.text for b in doc.blocks if b.kind == "para"] == ["See Safety, TLS options and Safety; not nowhere."]
+    # A page of narrower scope lends no title: the public page would say what the staff page is called.
+    (tmp_path / "userguide" / "plan.rst").write_text("---\naudience: staff\n---\n.. _plan:\n\nLayoff plan\n"
+                                                     "===========\n\nText.\n", encoding="utf-8")
+    (tmp_path / "userguide" / "news.rst").write_text("News\n====\n\nSee :ref:`plan` and :doc:`plan`.\n",
+                                                     encoding="utf-8")
+    doc = documents.load(tmp_path / "userguide" / "news.rst", "userguide/news.rst")
+    assert [b.text for b in doc.blocks if b.kind == "para"] == ["See plan and plan."]
 
 
 def test_a_substitution_reads_as_what_it_stands_for():

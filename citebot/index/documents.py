@@ -447,9 +447,13 @@ def _titles_of(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Mapping[s
         for name, _, _ in stamp:
             p = Path(name)
             try:
-                yield _rst_doc(p.relative_to(root).as_posix()), _decode(p.read_bytes()).splitlines()
+                meta, lines, _ = split_front_matter(_decode(p.read_bytes()))
             except (OSError, UnreadableDocument):  # reported when that file itself is read
                 continue
+            # A page of narrower scope keeps its titles: "see Layoff plan" in a public page would tell
+            # the public what a staff page is called (a reference to it reads as its label instead).
+            if all(meta.get(k, v) == v for k, v in metadata.DEFAULTS.items()):
+                yield _rst_doc(p.relative_to(root).as_posix()), lines
     return rst.titles(pages())
 
 
