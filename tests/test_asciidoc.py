@@ -91,3 +91,45 @@ def test_only_listings_hold_their_lines_and_a_title_opens_a_block():
     # an anchor before a term says nothing; {litdd} is read before the macro it sits in; "--" is an
     # open block, text, not a listing
     assert md[9:] == ["", "- branch: See git-web--browse(1).", "", "", "  The mode is optional.", ""]
+
+
+TABLES = """= Options
+
+.Verbosity
+[cols="1,2",options="header"]
+|===
+|Name |Meaning
+|verbose
+|Say more.
+It goes on.
+
+2+|A row across
+|quiet |Say less \\| nothing.
+|===
+
+|===
+|Key |Value
+
+|a |1
+|===
+"""
+
+
+def test_a_table_reads_as_a_table_each_row_on_the_line_it_starts_on(tmp_path):
+    # Read as text, "|format |size |avg entry" (Git's reftable page) was a table with no header, and a
+    # cell written over two lines two rows.
+    lines = TABLES.split("\n")
+    assert asciidoc.to_markdown(lines)[3:20] == [
+        "", "| Name | Meaning |", "|---|---|",  # the header on the "|===" line: no line is free for the rule
+        "| verbose | Say more. It goes on. |", "|---|---|", "|---|---|", "|---|---|",  # the row's other lines
+        "| A row across |  |", "| quiet | Say less \\| nothing. |", "", "",
+        "", "| Key | Value |", "|---|---|", "| a | 1 |", "", ""]  # a first line alone is the header
+    path = tmp_path / "t.adoc"
+    path.write_text(TABLES, encoding="utf-8")
+    tables = [b for b in documents.load(path, "t.adoc").blocks if b.kind == "table"]
+    assert [(b.start, b.end) for b in tables] == [(5, 12), (16, 18)]
+    chunks = chunk_document(documents.load(path, "t.adoc"), 220)
+    # rule rows between rows are no text; each row keeps its line
+    assert "| verbose | Say more. It goes on. |\n| A row across |  |" in chunks[0].text
+    assert asciidoc._columns('cols="2*,1"', 1) == 3 and asciidoc._columns("cols=3*", 1) == 3
+    assert asciidoc._columns("", 4) == 4

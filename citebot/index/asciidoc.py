@@ -11,8 +11,11 @@ and quotes read "see linkgit:git-config[1]".
 * delimited blocks: ``----`` listing and ``....`` literal -> a code fence
   (``[source,sh]`` above one names its language); a comment block ``////``
   and ``//`` lines -> dropped; other delimiters (``====``, ``****``,
-  ``____``, ``--``, ``++++``, ``|===``) -> dropped, their text read as any
+  ``____``, ``--``, ``++++``) -> dropped, their text read as any
   other (a listing inside an example block too)
+* tables ``|===`` -> a pipe table, each row on the line it starts on (a cell
+  may go on over lines; ``2+|`` spans columns); the header from
+  ``options="header"`` (``%header``) or a first line alone above a blank one
 * a literal paragraph (indented, after a blank line, outside a list) -> code
 * definition lists: ``-n::`` ``--dry-run::`` then the meaning -> one item,
   ``- -n, --dry-run: Don't actually remove anything ...``; a ``+`` line that
@@ -29,6 +32,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+
+from citebot.index import rst
 
 SUFFIXES = (".adoc", ".asciidoc", ".asc")
 
@@ -122,6 +127,61 @@ def _title_underline(lines: Sequence[str], i: int) -> int | None:
     return _UNDERLINE[m.group(1)] if abs(len(text) - len(under)) <= 1 and len(under) >= 2 else None
 
 
+_TABLE = re.compile(r"^\|={3,}\s*$")
+_PIPE = re.compile(r"(?<!\\)\|")
+# A cell's specifier before its "|": a span ("2+"), a repeat ("3*"), alignment ("^", ".>"), a style ("a").
+_CELL_SPEC = re.compile(r"(?:^|\s)(?:\d+\*)?(?:\d*(?:\.\d+)?\+)?[<^>]?(?:\.[<^>])?[aehlmsdv]?$")
+_COLS = re.compile(r"""\bcols\s*=\s*(?:"([^"]*)"|'([^']*)'|([^,\]\s]+))""")
+
+
+def _columns(attrs: str, first: int) -> int:
+    """How many columns a table has: its ``cols`` ("1,2,3", "3*", "2*,1"),
+    else the cells of its first line."""
+    m = _COLS.search(attrs)
+    spec = next((g for g in m.groups() if g), "") if m else ""
+    if not spec:
+        return max(first, 1)
+    return sum(int(r.group(1)) if (r := re.match(r"\s*(\d+)\*", part)) else 1 for part in spec.split(","))
+
+
+def _table(lines: Sequence[str], i: int, attrs: str) -> tuple[list[str], int]:
+    """The ``|===`` table at line i, under its attribute lines ``attrs``, as
+    Markdown lines (one for each of its lines: each row on the line it starts
+    on, header from ``options="header"`` or a first line alone above a blank
+    one), and the line after it.  An unclosed table is left as it was."""
+    close = next((k for k in range(i + 1, len(lines)) if lines[k].rstrip() == lines[i].rstrip()), None)
+    if close is None:
+        return [""], i + 1
+    body = [(k - i, lines[k].rstrip()) for k in range(i + 1, close)]
+    content = [(k, x) for k, x in body if x.strip()]
+    first = len(_PIPE.split(content[0][1])) - 1 if content else 0
+    cols = _columns(attrs, first)
+    cells: list[tuple[int, str]] = []  # (the line it starts on, its text)
+    for k, line in content:
+        pieces = _PIPE.split(line)
+        spec = pieces[0].strip()
+        if len(pieces) == 1 or not _CELL_SPEC.fullmatch(spec):
+            if cells:  # a cell's text goes on over lines
+                at, text = cells[-1]
+                cells[-1] = (at, f"{text} {pieces[0].strip()}".strip())
+            spec = ""
+        for n, piece in enumerate(pieces[1:], 2):
+            after = _CELL_SPEC.search(piece) if n < len(pieces) else None  # the next cell's specifier
+            text = piece[:after.start()] if after and after.group().strip() else piece
+            cells.append((k, text.strip().replace("\\|", "|")))
+            span = re.match(r"(\d+)\+", spec)  # "2+|": one cell across two columns (".2+" spans rows)
+            cells.extend([(k, "")] * (int(span.group(1)) - 1 if span else 0))
+            spec = after.group().strip() if after else ""
+    rows = [[_inline(t) for _, t in cells[r:r + cols]] for r in range(0, len(cells), cols)]
+    starts = [cells[r][0] for r in range(0, len(cells), cols)]
+    options = attrs.lower()
+    implicit = bool(content) and first == cols and content[0][0] + 1 < close - i and not lines[i + content[0][0] + 1].strip()
+    head = 1 if rows and "noheader" not in options and ("header" in options or implicit) else 0
+    if head and len(starts) > 1 and starts[1] - 1 == starts[0]:
+        starts[0] = 0  # no line between header and rows for the rule: the header goes on the "|===" line
+    return rst.table_lines(rows, starts, head, close - i + 1), close + 1
+
+
 def to_markdown(lines: Sequence[str]) -> list[str]:
     """The Markdown lines an AsciiDoc file reads as, one for each of its lines."""
     out: list[str] = []
@@ -160,6 +220,12 @@ def to_markdown(lines: Sequence[str]) -> list[str]:
             out += [f"{'#' * level} {_inline(line)}", ""]
             i += 2
             in_item, prev_blank = False, True
+            continue
+        if _TABLE.match(line):
+            attrs = " ".join(x.strip() for x in lines[max(0, i - 3):i] if _BLOCK_ATTRIBUTES.match(x.strip()))
+            table, i = _table(lines, i, attrs)
+            out.extend(table)
+            prev_blank = True
             continue
         if _DELIMITER.match(line):
             # Only a listing or a comment holds its lines; an example, sidebar, quote or open block

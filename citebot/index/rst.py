@@ -680,6 +680,16 @@ def _bold(text: str) -> bool:
     return text.startswith("**") and text.endswith("**") and len(text) > 4
 
 
+def table_lines(rows: list[list[str]], starts: list[int], head: int, taken: int) -> list[str]:
+    """The Markdown lines of a table read elsewhere (AsciiDoc's ``|===``):
+    each row on the line it starts on (``starts``, from the table's first
+    line), in the ``taken`` lines the table takes (see ``_layout``)."""
+    t = _Table()
+    t.rows, t.starts, t.head = rows, starts, head
+    lines = _layout(t, taken)
+    return lines + [""] * (taken - len(lines))
+
+
 def _layout(t: _Table, taken: int) -> list[str]:
     """A table's Markdown lines, each row on the line its text starts on, so
     a citation names the source lines that hold it; the lines between (a

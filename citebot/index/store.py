@@ -115,7 +115,8 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 45: so does one that starts inside an HTML item or definition (a method's second paragraph names the
 # method, a method its class)
 # 46: rst: a literalinclude shows the code of a file inside the folder, cited at the directive's line
-CHUNKER_VERSION = 46
+# 47: AsciiDoc: a |=== table is a table (each row on its line, its header), not rows of text
+CHUNKER_VERSION = 47
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
