@@ -44,7 +44,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
-from posixpath import dirname, join, normpath
+from posixpath import basename, dirname, join, normpath, splitext
 from types import MappingProxyType
 
 SUFFIXES = (".rst", ".rest")
@@ -452,7 +452,8 @@ class _Reader:
             if code:
                 caption = f"{inline(options['caption'])}:" if options.get("caption") else ""
                 found = _INCLUDED.get()
-                found.append((options.get("language") or arg.rpartition(".")[2] * ("." in arg), code))
+                suffix = splitext(basename(arg))[1][1:]  # "celery.py": py; "Makefile": none
+                found.append((options.get("language") or suffix, code))
                 out[i - end] = f"{caption}{_MARK}{len(found) - 1}{_MARK}"
             return end
         if kind in _CODE:
@@ -821,7 +822,7 @@ def to_markdown(lines: Sequence[str], refs: Mapping[str, str] | None = None, doc
     for k, line in enumerate(out):
         if _MARK in line:
             for m in _MARKED.finditer(line):
-                if code is not None:
+                if code is not None and int(m.group(1)) < len(found):  # (a page's own such text says nothing)
                     code[k] = found[int(m.group(1))]
             out[k] = _MARKED.sub("", line)
     return out
