@@ -91,6 +91,21 @@ def test_a_reader_that_fails_on_one_file_skips_that_file_not_the_ingest(tmp_path
     assert {c.source for c in chunks_of(cfg)} == {"returns.md", "shipping.txt", "hours.html"}
 
 
+def test_a_fault_of_the_machine_stops_the_ingest_and_leaves_the_index_as_it_was(tmp_path, cfg, counting, monkeypatch):
+    # A read-only token cache fails every file alike: skipped one by one as "citebot's bug", a
+    # --rebuild emptied the index.
+    from citebot import tokens
+    folder = make_folder(tmp_path)
+    ingest(folder, cfg, embedder=counting)
+
+    def read_only(*_args, **_kwargs):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(tokens, "count", read_only)
+    with pytest.raises(PermissionError):
+        ingest(folder, cfg, rebuild=True, embedder=counting)
+    assert {c.source for c in chunks_of(cfg)} == {"returns.md", "shipping.txt", "hours.html"}
+
+
 def test_index_from_another_model_is_refused_with_the_fix(tmp_path, cfg, counting):
     folder = make_folder(tmp_path)
     ingest(folder, cfg, embedder=counting)

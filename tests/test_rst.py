@@ -194,6 +194,30 @@ def test_an_ingest_lists_the_folders_rst_titles_once_not_once_a_file(tmp_path, c
     assert documents.load(folder / "b.rst", "b.rst").blocks[-1].text == "See Renamed."
 
 
+def test_an_ingest_shows_only_included_code_it_found_itself(tmp_path, cfg, counting):
+    # A file --include leaves out, or one in a folder an ingest skips (an index's own files: a page could
+    # include another index's chunks.jsonl, staff text and all), is no part of a page.
+    from citebot.index.build import ingest
+    from citebot.index.local import LocalIndex
+    from citebot.schema import Scope
+    folder = tmp_path / "proj"
+    (folder / "docs").mkdir(parents=True)
+    (folder / "private").mkdir()
+    (folder / "node_modules").mkdir()
+    (folder / "docs" / "ex.py").write_text("PUBLIC = 1\n", encoding="utf-8")
+    (folder / "private" / "keys.py").write_text("SECRET = 1\n", encoding="utf-8")
+    (folder / "node_modules" / "lib.py").write_text("VENDORED = 1\n", encoding="utf-8")
+    (folder / "docs" / "pub.rst").write_text("Pub\n===\n\n.. literalinclude:: ex.py\n\n"
+                                             ".. literalinclude:: ../private/keys.py\n\n"
+                                             ".. literalinclude:: ../node_modules/lib.py\n", encoding="utf-8")
+    ingest(folder, cfg, embedder=counting, include=["docs/*"])
+    text = " ".join(c.text for c in LocalIndex.load(cfg.index).scan(Scope.everything()))
+    assert "PUBLIC = 1" in text and "SECRET" not in text and "VENDORED" not in text
+    # read alone, outside an ingest, the page shows what lies in its folder
+    alone = " ".join(b.text for b in documents.load(folder / "docs" / "pub.rst", "docs/pub.rst").blocks)
+    assert "SECRET = 1" in alone
+
+
 def test_which_files_read_as_rst():
     from pathlib import Path
     assert [documents.file_type(Path(n)) for n in ("a.rst", "b.REST", "usage/c.rst.inc", "_sources/d.rst.txt",
@@ -345,6 +369,12 @@ def test_a_cross_reference_reads_as_the_title_it_names_as_sphinx_writes_it(tmp_p
                                                      "===========\n\nText.\n", encoding="utf-8")
     (tmp_path / "userguide" / "news.rst").write_text("News\n====\n\nSee :ref:`plan` and :doc:`plan`.\n",
                                                      encoding="utf-8")
+    doc = documents.load(tmp_path / "userguide" / "news.rst", "userguide/news.rst")
+    assert [b.text for b in doc.blocks if b.kind == "para"] == ["See plan and plan."]
+    # read as the page itself is read: a terminal escape before its front matter hides no scope
+    (tmp_path / "userguide" / "plan.rst").write_text("\x1b[0m---\naudience: staff\n---\n.. _plan:\n\n"
+                                                     "Layoff plan\n===========\n\nText.\n", encoding="utf-8")
+    assert documents.load(tmp_path / "userguide" / "plan.rst", "userguide/plan.rst").meta["audience"] == "staff"
     doc = documents.load(tmp_path / "userguide" / "news.rst", "userguide/news.rst")
     assert [b.text for b in doc.blocks if b.kind == "para"] == ["See plan and plan."]
 

@@ -251,9 +251,14 @@ def _reusable_vectors(cfg: Config) -> _Previous:
     return prev
 
 
+# What a reader's bug raises on an odd file.  Not OSError, MemoryError or ImportError: a read-only cache
+# or a missing package fails every file alike, and skipping each as "citebot's bug" emptied the index.
+_READER_BUGS = (ArithmeticError, AssertionError, AttributeError, LookupError, RecursionError, TypeError, ValueError)
+
+
 def _read_folder(folder: Path, cfg: Config, prev: _Previous, report: Report, paths: list[Path],
                  progress: Progress) -> tuple[list[Chunk], dict]:
-    with documents.reading_folder():
+    with documents.reading_folder(paths):
         return _read_files(folder, cfg, prev, report, paths, progress)
 
 
@@ -289,7 +294,7 @@ def _read_files(folder: Path, cfg: Config, prev: _Previous, report: Report, path
             except documents.UnreadableDocument as e:
                 report.skipped.append((rel, str(e)))
                 continue
-            except Exception as e:  # noqa: BLE001 - a reader's bug on one odd file must not stop the other thousand
+            except _READER_BUGS as e:  # a reader's bug on one odd file must not stop the other thousand
                 report.skipped.append((rel, f"citebot failed on it ({type(e).__name__}: {str(e)[:200]}); this is citebot's "
                                             "bug: please report it with the file. The rest of the folder is ingested"))
                 continue

@@ -19,7 +19,7 @@ import logging
 import re
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -398,6 +398,9 @@ def _includer(path: Path, root: Path) -> Callable[[str], list[str] | None]:
             inside = target.relative_to(top)
             if any(part.startswith(".") for part in inside.parts) or file_type(target) in SUFFIXES:
                 return None
+            found = _FOUND.get()
+            if found is not None and target not in found:  # in an ingest: only a file it found
+                return None
             if not target.is_file() or target.stat().st_size > INCLUDE_MAX:
                 return None
             return _decode(target.read_bytes()).splitlines()
@@ -412,18 +415,23 @@ def _rst_doc(rel: str) -> str:
 
 
 _READING: ContextVar[dict[Path, Mapping[str, str]] | None] = ContextVar("reading", default=None)
+_FOUND: ContextVar[frozenset[Path] | None] = ContextVar("found", default=None)  # the ingest's files, resolved
 
 
 @contextlib.contextmanager
-def reading_folder() -> Iterator[None]:
+def reading_folder(paths: Iterable[Path] = ()) -> Iterator[None]:
     """One ingest's reading of a folder: its rst titles are listed once, not
     once for every rst file (listing and stating them all for each file: Python's
-    497 pages read in 13.0 s, and in 7.0 s listed once; O(n²) in a folder's pages)."""
-    token = _READING.set({})
+    497 pages read in 13.0 s, and in 7.0 s listed once; O(n²) in a folder's pages).
+    ``paths``: the files the ingest found, the only ones a literalinclude may
+    show (not the index's own files, nor what ``--include`` or the skipped
+    folders leave out)."""
+    tokens = _READING.set({}), _FOUND.set(frozenset(p.resolve() for p in paths))
     try:
         yield
     finally:
-        _READING.reset(token)
+        _READING.reset(tokens[0])
+        _FOUND.reset(tokens[1])
 
 
 def _rst_titles(root: Path) -> Mapping[str, str]:
@@ -447,7 +455,7 @@ def _titles_of(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Mapping[s
         for name, _, _ in stamp:
             p = Path(name)
             try:
-                meta, lines, _ = split_front_matter(_decode(p.read_bytes()))
+                meta, lines, _ = split_front_matter(_as_shown(_decode(p.read_bytes())))  # as load_rst reads it
             except (OSError, UnreadableDocument):  # reported when that file itself is read
                 continue
             # A page of narrower scope keeps its titles: "see Layoff plan" in a public page would tell
