@@ -133,3 +133,35 @@ def test_a_table_reads_as_a_table_each_row_on_the_line_it_starts_on(tmp_path):
     assert "| verbose | Say more. It goes on. |\n| A row across |  |" in chunks[0].text
     assert asciidoc._columns('cols="2*,1"', 1) == 3 and asciidoc._columns("cols=3*", 1) == 3
     assert asciidoc._columns("", 4) == 4
+
+
+ODD_TABLES = {  # what a review found: each read one line per line, and without an error
+    "bare cols": '[cols=3]\n|===\n|a |b |c\n|d |e |f\n|===',
+    "two rows on a line": '[cols="2*"]\n|===\n|a|b|c|d\n|===',
+    "semicolons": '[cols="1;1"]\n|===\n|a |b\n|c |d\n|===',
+    "a header and no rows": '[%header]\n|===\n|a|b\n|===',
+    "no columns": '[cols="0*"]\n|===\n|a\n|===',
+    "csv": '[format=csv]\n|===\nArtist,Track\nBaauer,Harlem Shake\n|===',
+    "unclosed": '|===\n|a |b',
+}
+
+
+def test_odd_tables_keep_one_line_for_each_line_and_their_text():
+    for name, text in ODD_TABLES.items():
+        lines = text.split("\n")
+        out = asciidoc.to_markdown(lines)
+        assert len(out) == len(lines), name
+    # three columns from a bare count, two from "1;1"
+    assert asciidoc.to_markdown(ODD_TABLES["bare cols"].split("\n"))[2:4] == ["| a | b | c |", "| d | e | f |"]
+    assert asciidoc._columns('cols="1;1"', 1) == 2 and asciidoc._columns('cols="0*"', 1) == 1
+    # a CSV table, and two rows on one line, read as text, as before (no table loses its words)
+    assert "Baauer,Harlem Shake" in asciidoc.to_markdown(ODD_TABLES["csv"].split("\n"))
+    assert "|a|b|c|d" in asciidoc.to_markdown(ODD_TABLES["two rows on a line"].split("\n"))
+
+
+def test_a_one_letter_cell_is_text_and_a_headerless_tables_rows_keep_their_lines():
+    # "s" before "|" after whitespace would style the next cell; at a cell's start it is the cell.
+    lines = ["[[http-headers]]", "|===", "|s|seconds", "|m|minutes", "|==="]
+    out = asciidoc.to_markdown(lines)
+    # no header ("headers" in an anchor says nothing): an empty one above "|===" and its rule on it
+    assert out == ["|  |  |", "|---|---|", "| s | seconds |", "| m | minutes |", ""]

@@ -236,3 +236,7 @@ def test_a_chunk_that_starts_inside_a_list_item_is_headed_by_what_the_item_names
     assert documents.item_name("Added Crontab-like scheduling to periodic tasks. You can name a minute.") == \
         "Added Crontab-like scheduling to periodic tasks."
     assert documents.item_name(" ".join(["word"] * 14)) == " ".join(["word"] * 12) + " …"
+    # read as shown: a task box and a link's address are no words of it; code and a rule name nothing
+    assert documents.item_name("[ ] Task one. Then more.") == "Task one."
+    assert documents.item_name("[Install](https://x.org/i) it: with pip") == "Install it"
+    assert documents.item_name("* *") == "" and documents.item_name("```sh") == ""

@@ -433,6 +433,7 @@ def test_a_literalinclude_shows_the_part_of_the_file_its_options_name():
     assert rst.included(src, {"start-at": "# start", "end-at": "x = 1", "dedent": "4"}) == ["# start", "x = 1"]
     assert rst.included(src, {"pyobject": "App.run"}) == ["    def run(self):", "        return 1"]
     assert rst.included(src, {"pyobject": "Missing"}) == [] and rst.included(None, {}) == []
+    assert rst.included(src, {"lines": "12-1000000000000"}) == ["    y = 2", "# end"]  # the file's lines, at once
     code: dict = {}
     md = rst.to_markdown(["Setup", "=====", "", ".. literalinclude:: app.py", "   :caption: proj/app.py",
                           "   :lines: 1", "", "Done."], include=lambda name: src if name == "app.py" else None,
@@ -470,3 +471,9 @@ def test_a_literalinclude_reads_a_file_inside_the_folder_and_never_one_outside(t
         ("para", "Then import it.", 10, 10), ("code", "```py\napp = Celery('proj')\n```", 16, 16)]
     chunks = chunk_document(documents.load(docs / "dj.rst", "dj.rst"), 220)
     assert "TOKEN" not in "".join(c.text for c in chunks) and (chunks[0].start, chunks[0].end) == (4, 16)
+
+
+def test_a_grid_table_of_a_header_alone_reads_as_its_rows():
+    lines = ["+-----+-----+", "| a   | b   |", "+=====+=====+", "", "Text."]
+    out = rst.to_markdown(lines)
+    assert len(out) == len(lines) and "| a | b |" in out and out[-1] == "Text."

@@ -130,28 +130,38 @@ def _title_underline(lines: Sequence[str], i: int) -> int | None:
 _TABLE = re.compile(r"^\|={3,}\s*$")
 _PIPE = re.compile(r"(?<!\\)\|")
 # A cell's specifier before its "|": a span ("2+"), a repeat ("3*"), alignment ("^", ".>"), a style ("a").
-_CELL_SPEC = re.compile(r"(?:^|\s)(?:\d+\*)?(?:\d*(?:\.\d+)?\+)?[<^>]?(?:\.[<^>])?[aehlmsdv]?$")
+_SPEC = r"(?:\d+\*)?(?:\d*(?:\.\d+)?\+)?[<^>]?(?:\.[<^>])?[aehlmsdv]?"
+_CELL_SPEC = re.compile(_SPEC)  # a line's text before its first "|", all of it
+_NEXT_SPEC = re.compile(rf"\s{_SPEC}$")  # the end of a cell that is the next cell's: after whitespace only
 _COLS = re.compile(r"""\bcols\s*=\s*(?:"([^"]*)"|'([^']*)'|([^,\]\s]+))""")
+_HEADER = re.compile(r"%header\b|\boptions\s*=\s*\"?[\w,\s]*\bheader\b")
+_NO_HEADER = re.compile(r"%noheader\b|\boptions\s*=\s*\"?[\w,\s]*\bnoheader\b")
+_OTHER_FORMAT = re.compile(r"\b(?:format|separator)\s*=")  # csv, dsv, tsv or another separator than "|"
 
 
 def _columns(attrs: str, first: int) -> int:
-    """How many columns a table has: its ``cols`` ("1,2,3", "3*", "2*,1"),
-    else the cells of its first line."""
+    """How many columns a table has: its ``cols`` ("3", "1,2,3", "1;2",
+    "3*", "2*,1"), else the cells of its first line."""
     m = _COLS.search(attrs)
     spec = next((g for g in m.groups() if g), "") if m else ""
     if not spec:
         return max(first, 1)
-    return sum(int(r.group(1)) if (r := re.match(r"\s*(\d+)\*", part)) else 1 for part in spec.split(","))
+    if spec.strip().isdigit():  # "cols=3": three columns
+        return max(int(spec), 1)
+    parts = re.split(r"[,;]", spec)
+    return max(sum(int(r.group(1)) if (r := re.match(r"\s*(\d+)\*", part)) else 1 for part in parts), 1)
 
 
-def _table(lines: Sequence[str], i: int, attrs: str) -> tuple[list[str], int]:
+def _table(lines: Sequence[str], i: int, attrs: str, room: bool) -> tuple[list[str], int] | None:
     """The ``|===`` table at line i, under its attribute lines ``attrs``, as
     Markdown lines (one for each of its lines: each row on the line it starts
     on, header from ``options="header"`` or a first line alone above a blank
-    one), and the line after it.  An unclosed table is left as it was."""
+    one), and the line after it; ``room``: the line above is blank as read,
+    and the table may take it (one more line in the result).  None: read as
+    text, as before (unclosed, CSV, two rows on one line)."""
     close = next((k for k in range(i + 1, len(lines)) if lines[k].rstrip() == lines[i].rstrip()), None)
-    if close is None:
-        return [""], i + 1
+    if close is None or _OTHER_FORMAT.search(attrs):
+        return None  # read as text, as before
     body = [(k - i, lines[k].rstrip()) for k in range(i + 1, close)]
     content = [(k, x) for k, x in body if x.strip()]
     first = len(_PIPE.split(content[0][1])) - 1 if content else 0
@@ -166,7 +176,7 @@ def _table(lines: Sequence[str], i: int, attrs: str) -> tuple[list[str], int]:
                 cells[-1] = (at, f"{text} {pieces[0].strip()}".strip())
             spec = ""
         for n, piece in enumerate(pieces[1:], 2):
-            after = _CELL_SPEC.search(piece) if n < len(pieces) else None  # the next cell's specifier
+            after = _NEXT_SPEC.search(piece) if n < len(pieces) else None  # the next cell's specifier
             text = piece[:after.start()] if after and after.group().strip() else piece
             cells.append((k, text.strip().replace("\\|", "|")))
             span = re.match(r"(\d+)\+", spec)  # "2+|": one cell across two columns (".2+" spans rows)
@@ -174,12 +184,19 @@ def _table(lines: Sequence[str], i: int, attrs: str) -> tuple[list[str], int]:
             spec = after.group().strip() if after else ""
     rows = [[_inline(t) for _, t in cells[r:r + cols]] for r in range(0, len(cells), cols)]
     starts = [cells[r][0] for r in range(0, len(cells), cols)]
-    options = attrs.lower()
+    if len(set(starts)) < len(starts):  # two rows on one line: no line for each
+        return None
     implicit = bool(content) and first == cols and content[0][0] + 1 < close - i and not lines[i + content[0][0] + 1].strip()
-    head = 1 if rows and "noheader" not in options and ("header" in options or implicit) else 0
-    if head and len(starts) > 1 and starts[1] - 1 == starts[0]:
+    head = 1 if len(rows) > 1 and not _NO_HEADER.search(attrs) and (_HEADER.search(attrs) or implicit) else 0
+    taken = close - i + 1
+    if head and starts[1] - 1 == starts[0]:
         starts[0] = 0  # no line between header and rows for the rule: the header goes on the "|===" line
-    return rst.table_lines(rows, starts, head, close - i + 1), close + 1
+    if not head and starts and starts[0] < 2 and room:
+        # A table without a header gets an empty one and its rule: on the line above "|===" (a blank or
+        # attribute line) and on "|===", so each row keeps its own line.
+        return rst.table_lines(rows, [k + 1 for k in starts], 0, taken + 1), close + 1
+    table = rst.table_lines(rows, starts, head, taken)
+    return (table, close + 1) if len(table) == taken else None
 
 
 def to_markdown(lines: Sequence[str]) -> list[str]:
@@ -221,11 +238,14 @@ def to_markdown(lines: Sequence[str]) -> list[str]:
             i += 2
             in_item, prev_blank = False, True
             continue
-        if _TABLE.match(line):
-            attrs = " ".join(x.strip() for x in lines[max(0, i - 3):i] if _BLOCK_ATTRIBUTES.match(x.strip()))
-            table, i = _table(lines, i, attrs)
+        read = _table(lines, i, " ".join(x.strip() for x in lines[max(0, i - 3):i] if _BLOCK_ATTRIBUTES.match(
+            x.strip())), bool(out) and not out[-1].strip()) if _TABLE.match(line) else None
+        if read is not None:
+            table, after = read
+            if len(table) > after - i:  # it takes the blank line above too
+                out.pop()
             out.extend(table)
-            prev_blank = True
+            i, prev_blank = after, True
             continue
         if _DELIMITER.match(line):
             # Only a listing or a comment holds its lines; an example, sidebar, quote or open block

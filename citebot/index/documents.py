@@ -316,10 +316,18 @@ _NAMED = re.compile(r"^(.{1,80}?):(?:\s|$)")  # "BORG_SELFTEST: This can be used
 _FIRST_SENTENCE = re.compile(r"^(.+?[.!?。！？])(?:\s|$)")
 
 
+_TASK_BOX = re.compile(r"^\[[ xX]\]\s+")  # "- [ ] Task one"
+_LINK_TEXT = re.compile(r"!?\[([^\[\]]*)\]\([^()\s]*(?:\s[^()]*)?\)")  # "[text](url)": text
+
+
 def item_name(text: str) -> str:
     """What a list item names, for a heading over its later paragraphs: the
     term before its colon ("BORG_SELFTEST"), else its first sentence, else its
-    first words; at most twelve words."""
+    first words; at most twelve words.  None ("") for an item that is code or
+    a rule ("* * *"): no words to name it by."""
+    text = _LINK_TEXT.sub(r"\1", _TASK_BOX.sub("", text.strip()))
+    if text.startswith(("```", "~~~")) or not any(c.isalnum() for c in text):
+        return ""
     m = _NAMED.match(text)
     if m and len(m.group(1).split()) <= 8:
         return m.group(1).strip()

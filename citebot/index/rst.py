@@ -703,6 +703,7 @@ def _layout(t: _Table, taken: int) -> list[str]:
     rows, head = t.rows, t.head
     if not rows:
         return []
+    head = head if head < len(rows) else 0  # a header and no rows: its rows are the table's
     if not head and len(rows) > 1 and not t.labels and all(_bold(c) for c in rows[0] if c) and any(rows[0]):
         head = 1
     keep = None
@@ -813,8 +814,8 @@ def to_markdown(lines: Sequence[str], refs: Mapping[str, str] | None = None, doc
     lines of its own in the file."""
     tokens = (_TITLES.set(refs or {}), _DOC.set(doc), _SUBS.set(_substitutions(lines)), _INCLUDE.set(include),
               _INCLUDED.set([]))
-    try:
-        out = _Reader(_Page()).read(list(lines))
+    try:  # (a page's own marker character is no marker: it is dropped, as it shows nothing)
+        out = _Reader(_Page()).read([x.replace(_MARK, "") for x in lines])
         found = _INCLUDED.get()
     finally:
         for var, token in zip((_TITLES, _DOC, _SUBS, _INCLUDE, _INCLUDED), tokens):
@@ -871,7 +872,7 @@ def _numbers(spec: str, n: int) -> list[int]:
             b = (int(last) if last.strip() else n) if dash else a
         except ValueError:
             continue
-        out.extend(k - 1 for k in range(a, b + 1) if 1 <= k <= n)
+        out.extend(k - 1 for k in range(max(a, 1), min(b, n) + 1))  # ("1-1000000000000": the file's lines)
     return out
 
 
