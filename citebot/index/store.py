@@ -116,7 +116,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # method, a method its class)
 # 46: rst: a literalinclude shows the code of a file inside the folder, cited at the directive's line
 # 47: AsciiDoc: a |=== table is a table (each row on its line, its header), not rows of text
-CHUNKER_VERSION = 47
+# 48: an item named by a link or task box reads as shown, one of code or a rule names nothing; AsciiDoc
+# tables keep every row on its line (a headerless one's empty header goes above "|===")
+CHUNKER_VERSION = 48
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
