@@ -441,9 +441,10 @@ def test_a_literalinclude_shows_the_part_of_the_file_its_options_name():
     # The code has no lines of its own in the page: it is given by the directive's line, whose caption stays.
     assert md == ["# Setup", "", "", "proj/app.py:", "", "", "", "Done."] and code == {3: ("py", ["import os"])}
     code = {}
-    rst.to_markdown([".. literalinclude:: ../build/Makefile", "", "Text \ue0007\ue000."], include=lambda _: ["all:"],
-                    code=code)
+    md = rst.to_markdown([".. literalinclude:: ../build/Makefile", "", "Text \ue0000\ue000."],
+                         include=lambda _: ["all:"], code=code)
     assert code == {0: ("", ["all:"])}  # no suffix, no language; a page's own marker-like text names nothing
+    assert md[2] == "Text 0."
 
 
 def test_a_literalinclude_reads_a_file_inside_the_folder_and_never_one_outside(tmp_path):
