@@ -425,7 +425,8 @@ def _rst_doc(rel: str) -> str:
 _READING: ContextVar[dict[Path, Mapping[str, str]] | None] = ContextVar("reading", default=None)
 class _Found:
     """The files an ingest found, resolved when a literalinclude first asks
-    (resolving them all took 6 s per 100,000 files, for pages that include none)."""
+    (resolving 2,756 files took 0.18 s here, some 6 s at 100,000, for pages
+    that include none)."""
 
     def __init__(self, paths: Iterable[Path]) -> None:
         self.paths: Iterable[Path] | None = paths
