@@ -478,3 +478,13 @@ def test_a_grid_table_of_a_header_alone_reads_as_its_rows():
     lines = ["+-----+-----+", "| a   | b   |", "+=====+=====+", "", "Text."]
     out = rst.to_markdown(lines)
     assert len(out) == len(lines) and "| a | b |" in out and out[-1] == "Text."
+
+
+def test_odd_blocks_keep_one_line_for_each_line():
+    # Found by feeding the reader random lines: a code block of options alone lost a line, and a grid
+    # table never closed took one more, and every citation below moved.
+    options_alone = ["Text", ".. code-block:: py", "   :caption: x.py", "   :linenos:", "", "After."]
+    assert rst.to_markdown(options_alone) == ["Text", "x.py:", "", "", "", "After."]
+    unclosed = ["+---+---+", "| a | b |", "   :note: x", "+---+---+"]
+    out = rst.to_markdown(unclosed)
+    assert len(out) == len(unclosed) and out[1] == "| a | b |"

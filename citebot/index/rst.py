@@ -461,7 +461,8 @@ class _Reader:
             if options.get("caption"):  # "settings.py:" says where the code goes
                 out[len(out) - (j - i)] = f"{inline(options['caption'])}:"
             first = next((k for k, x in enumerate(body) if x.strip()), None)
-            if first is None:
+            if first is None:  # options and no code: a line for each of the rest
+                out.extend([""] * (end - j))
                 return end
             out.extend([""] * first)
             lang = "pycon" if kind == "doctest" else arg.split()[0] if arg else ""
@@ -673,7 +674,10 @@ def _simple(lines: Sequence[str], i: int) -> tuple[_Table, int]:
 
 def _read_table(lines: Sequence[str], i: int, out: list[str], grid: bool) -> int:
     t, end = (_grid if grid else _simple)(lines, i)
-    _place(out, _layout(t, end - i), end - i)
+    table = _layout(t, end - i)
+    if len(table) > end - i:  # no room for its rows (a grid never closed): its lines as text, one for one
+        table = ["" if _GRID_BORDER.match(x) or _SIMPLE_BORDER.match(x) else inline(x.strip()) for x in lines[i:end]]
+    _place(out, table, end - i)
     return end
 
 
