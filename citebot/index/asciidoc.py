@@ -194,9 +194,10 @@ def _table(lines: Sequence[str], i: int, attrs: str, room: bool) -> tuple[list[s
     if not head and starts and starts[0] < 2 and room:
         # A table without a header gets an empty one and its rule: on the line above "|===" (a blank or
         # attribute line) and on "|===", so each row keeps its own line.
-        return rst.table_lines(rows, [k + 1 for k in starts], 0, taken + 1), close + 1
-    table = rst.table_lines(rows, starts, head, taken)
-    return (table, close + 1) if len(table) == taken else None
+        table = rst.table_lines(rows, [k + 1 for k in starts], 0, taken + 1)
+    else:
+        table = rst.table_lines(rows, starts, head, taken)
+    return None if table is None else (table, close + 1)
 
 
 def to_markdown(lines: Sequence[str]) -> list[str]:
@@ -238,15 +239,16 @@ def to_markdown(lines: Sequence[str]) -> list[str]:
             i += 2
             in_item, prev_blank = False, True
             continue
-        read = _table(lines, i, " ".join(x.strip() for x in lines[max(0, i - 3):i] if _BLOCK_ATTRIBUTES.match(
-            x.strip())), bool(out) and not out[-1].strip()) if _TABLE.match(line) else None
-        if read is not None:
-            table, after = read
-            if len(table) > after - i:  # it takes the blank line above too
-                out.pop()
-            out.extend(table)
-            i, prev_blank = after, True
-            continue
+        if _TABLE.match(line):
+            attrs = " ".join(x.strip() for x in lines[max(0, i - 3):i] if _BLOCK_ATTRIBUTES.match(x.strip()))
+            read = _table(lines, i, attrs, room=bool(out) and not out[-1].strip())
+            if read is not None:  # (else read as text, as before)
+                table, after = read
+                if len(table) > after - i:  # it takes the blank line above too
+                    out.pop()
+                out.extend(table)
+                i, prev_blank = after, True
+                continue
         if _DELIMITER.match(line):
             # Only a listing or a comment holds its lines; an example, sidebar, quote or open block
             # is text like any other, a listing inside it too ([NOTE] over "====" says "Note:").

@@ -675,7 +675,7 @@ def _simple(lines: Sequence[str], i: int) -> tuple[_Table, int]:
 def _read_table(lines: Sequence[str], i: int, out: list[str], grid: bool) -> int:
     t, end = (_grid if grid else _simple)(lines, i)
     table = _layout(t, end - i)
-    if len(table) > end - i:  # no room for its rows (a grid never closed): its lines as text, one for one
+    if table is None:  # no room for its rows (a grid never closed): its lines as text, one for one
         table = ["" if _GRID_BORDER.match(x) or _SIMPLE_BORDER.match(x) else inline(x.strip()) for x in lines[i:end]]
     _place(out, table, end - i)
     return end
@@ -685,17 +685,22 @@ def _bold(text: str) -> bool:
     return text.startswith("**") and text.endswith("**") and len(text) > 4
 
 
-def table_lines(rows: list[list[str]], starts: list[int], head: int, taken: int) -> list[str]:
+def table_lines(rows: list[list[str]], starts: list[int], head: int, taken: int) -> list[str] | None:
     """The Markdown lines of a table read elsewhere (AsciiDoc's ``|===``):
     each row on the line it starts on (``starts``, from the table's first
-    line), in the ``taken`` lines the table takes (see ``_layout``)."""
+    line), in the ``taken`` lines the table takes (see ``_layout``); None
+    when its rows cannot each keep a line."""
     t = _Table()
     t.rows, t.starts, t.head = rows, starts, head
     lines = _layout(t, taken)
-    return lines + [""] * (taken - len(lines))
+    if lines is None:
+        return None
+    out: list[str] = []
+    _place(out, lines, taken)
+    return out
 
 
-def _layout(t: _Table, taken: int) -> list[str]:
+def _layout(t: _Table, taken: int) -> list[str] | None:
     """A table's Markdown lines, each row on the line its text starts on, so
     a citation names the source lines that hold it; the lines between (a
     row's other lines, borders) are rule rows, which keep the table one block
@@ -733,9 +738,7 @@ def _layout(t: _Table, taken: int) -> list[str]:
         while len(out) < want:
             out.append(fill)
         out.append(text)
-    if len(out) > taken:  # no room to place them (never in a well-formed table): one after another
-        return [text for _, text in wanted]
-    return out
+    return out if len(out) <= taken else None  # None: no room to place them (a table never closed)
 
 
 # The titles a :ref: or :doc: names, of the page being read: {"ref:label": title, "doc:path": title}.
@@ -762,6 +765,8 @@ def _substitutions(lines: Sequence[str]) -> dict[str, str]:
                                        if re.fullmatch(r"(?:0x|[uU]\+)[0-9a-fA-F]+|\d+", x) else x
                                        for x in m.group(3).split(" .. ")[0].split())  # " .. " opens a comment
     return subs
+
+
 _LABEL_LINE = re.compile(r"^\.\.\s+_([^:`]+|`[^`]+`):\s*$")
 
 
@@ -825,9 +830,9 @@ def to_markdown(lines: Sequence[str], refs: Mapping[str, str] | None = None, doc
         for var, token in zip((_TITLES, _DOC, _SUBS, _INCLUDE, _INCLUDED), tokens):
             var.reset(token)  # type: ignore[attr-defined]
     for k, line in enumerate(out):
-        if _MARK in line:
+        if _MARK in line:  # every one is an include's: the page's own were dropped above
             for m in _MARKED.finditer(line):
-                if code is not None and int(m.group(1)) < len(found):  # (a page's own such text says nothing)
+                if code is not None:
                     code[k] = found[int(m.group(1))]
             out[k] = _MARKED.sub("", line)
     return out
