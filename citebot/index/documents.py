@@ -242,9 +242,7 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
             while not lines[j - 1].strip():  # blank lines after the code are not its
                 j -= 1
             body = [_INDENT.sub("", x, count=1) for x in lines[i:j]]
-            # Longer than any run of backticks inside, or a fence the code shows would close it.
-            fence = "`" * max(3, 1 + max((len(t) for t in _TICKS.findall("\n".join(body))), default=0))
-            blocks.append(Block("code", "\n".join([fence, *body, fence]), i + offset + 1, j + offset))
+            blocks.append(Block("code", _fenced(body), i + offset + 1, j + offset))
             i = j
             continue
         marker = markdown.fence_open(line)
@@ -337,6 +335,13 @@ def item_name(text: str) -> str:
     return " ".join(words[:12]) + (" …" if len(words) > 12 else "")
 
 
+def _fenced(body: list[str], lang: str = "") -> str:
+    """Code lines under a fence of their own: longer than any run of backticks
+    inside, or a fence the code shows would close it."""
+    fence = "`" * max(3, 1 + max((len(t) for t in _TICKS.findall("\n".join(body))), default=0))
+    return "\n".join([fence + lang, *body, fence])
+
+
 def _piped(row: str) -> str:
     """A table row with its outer pipes, as the rest of citebot reads rows."""
     row = row.strip()
@@ -358,18 +363,24 @@ def _as_shown(text: str) -> str:
     return _ESCAPES.sub("", text) if "\x1b" in text else text
 
 
+def _text_of(data: bytes) -> tuple[dict, list[str], int]:
+    """A text file's metadata, lines and front matter's length, as every
+    reader (and the rst titles other pages name) reads them."""
+    return split_front_matter(_as_shown(_decode(data)))
+
+
 def load_markdown(path: Path, rel: str, data: bytes) -> Document:
-    meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
+    meta, lines, skipped = _text_of(data)
     return _markdown_document(path, rel, meta, lines, skipped)
 
 
 def load_asciidoc(path: Path, rel: str, data: bytes) -> Document:
-    meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
+    meta, lines, skipped = _text_of(data)
     return _markdown_document(path, rel, meta, asciidoc.to_markdown(lines), skipped)
 
 
 def load_rst(path: Path, rel: str, data: bytes) -> Document:
-    meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
+    meta, lines, skipped = _text_of(data)
     return _rst_document(path, rel, meta, lines, skipped)
 
 
@@ -381,9 +392,8 @@ def _rst_document(path: Path, rel: str, meta: dict, lines: list[str], skipped: i
     doc = _markdown_document(path, rel, meta, md, skipped)
     for k, (lang, body) in sorted(code.items()):  # a literalinclude's code, cited at its directive's line
         line = k + skipped + 1
-        fence = "`" * max(3, 1 + max((len(t) for t in _TICKS.findall("\n".join(body))), default=0))
         at = next((n for n, b in enumerate(doc.blocks) if b.start > line), len(doc.blocks))
-        doc.blocks.insert(at, Block("code", "\n".join([fence + lang, *body, fence]), line, line))
+        doc.blocks.insert(at, Block("code", _fenced(body, lang), line, line))
     return doc
 
 
@@ -423,6 +433,8 @@ def _rst_doc(rel: str) -> str:
 
 
 _READING: ContextVar[dict[Path, Mapping[str, str]] | None] = ContextVar("reading", default=None)
+
+
 class _Found:
     """The files an ingest found, resolved when a literalinclude first asks
     (resolving 2,756 files took 0.18 s here, some 6 s at 100,000, for pages
@@ -478,7 +490,7 @@ def _titles_of(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Mapping[s
         for name, _, _ in stamp:
             p = Path(name)
             try:
-                meta, lines, _ = split_front_matter(_as_shown(_decode(p.read_bytes())))  # as load_rst reads it
+                meta, lines, _ = _text_of(p.read_bytes())  # as load_rst reads it
             except (OSError, UnreadableDocument):  # reported when that file itself is read
                 continue
             # A page of narrower scope keeps its titles: "see Layoff plan" in a public page would tell
@@ -497,7 +509,7 @@ def _markdown_document(path: Path, rel: str, meta: dict, lines: list[str], skipp
 
 
 def load_text(path: Path, rel: str, data: bytes) -> Document:
-    meta, lines, skipped = split_front_matter(_as_shown(_decode(data)))
+    meta, lines, skipped = _text_of(data)
     if asciidoc.looks_like(lines):  # Git's manual pages: AsciiDoc named .txt
         return _markdown_document(path, rel, meta, asciidoc.to_markdown(lines), skipped)
     if rst.looks_like(lines):  # a Python project's README.txt
