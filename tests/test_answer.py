@@ -1176,6 +1176,37 @@ def test_a_question_that_writes_a_name_is_answered_by_the_entry_that_writes_it()
     assert [s.defines for s in ex.scores] == [False, False]
 
 
+def test_what_a_name_is_or_does_is_answered_from_the_start_of_the_section_it_heads():
+    # Celery's configuration reference: "What is the default for task_serializer?" was answered by
+    # tasks.rst's "Defaults to the `task_serializer` setting." while the section `task_serializer`,
+    # which opens "Default: "json".", was shown beside it.
+    def section(heading):
+        return Hit(Chunk(id="c1", source="configuration.rst", title="Configuration", headings=("Task settings", heading),
+                         text='Default: "json".\n\nA string naming the serialization method.\n\nSee also: Serializers.',
+                         start=1, end=5), rank=2, score=0.5)
+    other = hit(2, "Task.serializer: The serialization method. Defaults to the task_serializer setting.", title="Tasks")
+    q = "What is the default for task_serializer?"  # terms: default, task, serial (idf 1 each)
+    ex = ex_mod.extractive(q, terms(q), answer_ctx.Context([section("`task_serializer`"), other]), IDF(), min_score=0.1)
+    lexical = {s.unit.text: s.lexical for s in ex.scores}
+    # "Default" is the unit's own; task and serial are its heading's, which writes the name the question
+    # writes, so they count whole: 3/3.  (Under a heading that does not write it, half: 2/3, below.)
+    assert lexical['Default: "json".'] == pytest.approx(1.0)
+    assert lexical["Defaults to the task_serializer setting."] == pytest.approx(1.0)
+    assert [s.unit.text for s in ex.scores if s.opens] == ['Default: "json".']
+    # The strongest chunk (2, shown last) scores 1.0 + TOP_CHUNK; the section's best, 1.0, is within
+    # LEAD of 1.0: the section leads from its start and runs on into its neighbours.
+    assert ex.text == ('“Default: "json". A string naming the serialization method. See also: Serializers.” [1]')
+    # A heading that does not write the name: its words count half, and the strongest chunk leads.
+    ex = ex_mod.extractive(q, terms(q), answer_ctx.Context([section("Serializers"), other]), IDF(), min_score=0.1)
+    assert {s.unit.text: s.lexical for s in ex.scores}['Default: "json".'] == pytest.approx(2 / 3)
+    assert not any(s.opens for s in ex.scores)
+    assert ex.text == "“Task.serializer: The serialization method. Defaults to the task_serializer setting.” [2]"
+    # Nor does a question that asks no "what is/does" open the section.
+    q = "How do I change task_serializer?"
+    ex = ex_mod.extractive(q, terms(q), answer_ctx.Context([section("`task_serializer`"), other]), IDF(), min_score=0.1)
+    assert not any(s.opens for s in ex.scores)
+
+
 def test_a_table_row_is_an_entry_only_when_its_first_cell_writes_the_name():
     # borg's option tables: "| --keep-within INTERVAL | keep all archives within this time interval |".
     text = ("An argument of the form <int><char> is what --keep-within takes.\n\n"

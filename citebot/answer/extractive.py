@@ -5,7 +5,9 @@ and whole code blocks.  Each unit is scored against the question:
 
     lexical = idf-weighted share of the question's terms the unit holds (a term
               in the chunk's title/heading path counts half, so a table row
-              under "Size L" matches "size L"); the best over the searched
+              under "Size L" matches "size L"; whole when the chunk's own
+              heading writes a name the question writes, `task_serializer`
+              over "Default: "json"."); the best over the searched
               queries (typed turn with the conversation's own words at half
               weight, then each synonym expansion).
               A unit of the question's answer type adds ``TYPE_BONUS``, and
@@ -25,7 +27,9 @@ more, and a follow-up's lead holds a word the follow-up adds when a unit of
 the same chunk within ``LEAD`` does; a neighbour joins when it is itself about
 the question; a question asking what X is or does is led by the entry
 that defines X, "pop [<stash>]: Remove ...", within ``LEAD`` of the best, its
-quote running on only into what follows it and not into another entry),
+quote running on only into what follows it and not into another entry;
+and by the start of the section that X heads, when a unit of it is within
+``LEAD`` of the best),
 and a second quote
 from another chunk only when that chunk answers a distinct part of the
 question (it holds question terms the first quote lacks).  It never stitches
@@ -214,6 +218,7 @@ class Scored:
     lexical: float  # before the cosine half
     terms: frozenset[str]  # question terms (weight 1) the unit or its heading holds
     defines: bool = False  # the question asks what X is or does, and the unit is the entry that defines X
+    opens: bool = False  # the question asks what X is or does, and the unit opens the section X heads
 
 
 @dataclass(frozen=True)
@@ -378,9 +383,15 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
     kind = answer_type(question)  # once per question, not once per unit
     numbers = [float(x) for x in _NUMBER.findall(question)]
     defining = asks_definition(question)
+    written = _names(question) | {w.casefold() for w in _WORD.findall(question)}
     cands: list[Scored] = []
     for n, h in enumerate(ctx.shown, 1):
         heading = set(analyzer.analyze(" ".join((h.chunk.title, *h.chunk.headings))))
+        # A section whose own heading writes the name the question writes is about that name
+        # ("What is the default for task_serializer?" and "Default: "json"." under `task_serializer`):
+        # its heading's words count as fully as the unit's own, not half.
+        titled = bool(h.chunk.headings and written & _heading_names(h.chunk.headings[-1]))
+        half = 1.0 if titled else 0.5
         units_ = chunk_units(n, h.chunk.text)
         analyzed = [set(analyzer.analyze(u.text)) for u in units_]
         # A list item's words are its sentences' context, as a heading's are: "Defaults to `600`."
@@ -389,16 +400,18 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
         for u, words in zip(units_, analyzed):
             if u.item is not None:
                 items.setdefault(u.item, set()).update(words)
+        first = min((u.i for u in units_), default=None)
         for u, words in zip(units_, analyzed):
             near = heading | items[u.item] if u.item is not None else heading
-            lex = max((sum(stats[t].idf * w * (1.0 if t in words else 0.5 if t in near else 0.0)
+            lex = max((sum(stats[t].idf * w * (1.0 if t in words else half if t in near else 0.0)
                            for t, w in v.items()) / total for v, total in totals), default=0.0)
             if kind is not None and holds(kind, u.text):
                 lex += TYPE_BONUS
             if numbers and in_range(numbers, u.text):
                 lex += TYPE_BONUS
             cands.append(Scored(u, lex, lex, frozenset(t for t in main if t in words or t in near),
-                                defining and _defines(u, main - heading, question)))
+                                defining and _defines(u, main - heading, question),
+                                defining and titled and u.i == first))
     cands.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
     if embed is None or not cands:
         return cands
@@ -409,11 +422,11 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
     else:
         vecs = embed([s.unit.text for s in top])
     cos = on_scale(vecs @ question_vector, cosine_scale)
-    mixed = [Scored(s.unit, 0.5 * s.lexical + 0.5 * max(float(c), 0.0), s.lexical, s.terms, s.defines)
+    mixed = [Scored(s.unit, 0.5 * s.lexical + 0.5 * max(float(c), 0.0), s.lexical, s.terms, s.defines, s.opens)
              for s, c in zip(top, cos)]
     # A unit left unembedded counts cosine 0, so every score is on one scale
     # (left at its bare lexical score, it outranked the embedded units).
-    rest = [Scored(s.unit, 0.5 * s.lexical, s.lexical, s.terms, s.defines) for s in cands[embed_top:]]
+    rest = [Scored(s.unit, 0.5 * s.lexical, s.lexical, s.terms, s.defines, s.opens) for s in cands[embed_top:]]
     mixed.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
     return sorted(mixed + rest, key=lambda s: (-s.score, -s.unit.n, s.unit.i))
 
@@ -570,6 +583,21 @@ _WORD = re.compile(r"(?<![\w-])-{0,2}\w+")  # a word or an option as written ("-
 _ROW_HEAD = re.compile(r"^\|\s*((?:[^|\\]|\\.)*?)\s*\|")
 
 
+def _names(text: str) -> set[str]:
+    """The names ``text`` writes (an option, words joined by "_", "-" or "."), casefolded."""
+    return {n.casefold() for n in analyzer.NAME.findall(text)}
+
+
+_CODE_HEADING = re.compile(r"`([^`\s]+)`")
+
+
+def _heading_names(heading: str) -> set[str]:
+    """The names a heading writes: those ``_names`` finds, and the heading
+    itself when it is one word written as code (Sphinx's `timezone` setting)."""
+    whole = _CODE_HEADING.fullmatch(heading.strip())
+    return _names(heading) | ({whole.group(1).casefold()} if whole else set())
+
+
 def asks_definition(question: str) -> bool:
     return bool(_ASKS_DEFINITION.search(question))
 
@@ -596,10 +624,10 @@ def _defines(unit: Unit, asked: frozenset[str], question: str) -> bool:
     named = asked & set(analyzer.analyze(head))
     if not (any(len(t) > 1 for t in named) or named and set(_WORD.findall(head)) & set(_WORD.findall(question))):
         return False
-    written = {n.casefold() for n in analyzer.NAME.findall(question)}
+    written = _names(question)
     if written or unit.kind == "row":
         # "what does borg check --repair do?" is not BORG_CHECK_I_KNOW_WHAT_I_AM_DOING's entry
-        return bool(written & {n.casefold() for n in analyzer.NAME.findall(head)})
+        return bool(written & _names(head))
     return True
 
 
@@ -648,6 +676,13 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # (Only in that chunk: "how much does it cost?" is not answered by another table's "cost".)
         best = next((s for s in ranked if s.unit.n == best.unit.n and s.score >= LEAD * best.score
                      and s.terms & focus and (code or s.unit.kind != "code")), best)
+    if not best.defines:
+        # What X is or does, when X heads a section shown: the section answers from its start
+        # ("Default: "json"." under `task_serializer`, whose own sentences the cosine ranks low),
+        # when some unit of it is near the best.
+        strength = {n: max(s.score for s in ranked if s.unit.n == n) for n in {s.unit.n for s in ranked if s.opens}}
+        best = next((s for s in ranked if s.opens and s.score >= min_score
+                     and strength[s.unit.n] >= LEAD * best.score), best)
     if not best.defines:  # what X is or does: the entry that defines X leads when it is near the best
         best = next((s for s in ranked if s.defines and s.score >= LEAD * best.score), best)
     if kind is not None and not holds(kind, best.unit.text):
