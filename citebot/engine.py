@@ -92,7 +92,7 @@ def citation(n: int, h: Hit) -> dict:
     # "page" for a PDF: its lines are counted from 1 on each page, so lines alone name no place
     # ("end_page": the page of the last line, for a paragraph a page break cut; else None)
     return {"n": n, "chunk_id": c.id, "source": c.source, "page": c.page, "lines": [c.start, c.end],
-            "end_page": c.end_page, "title": c.title}
+            "end_page": c.end_page, "title": c.title, "headings": list(c.headings)}
 
 
 class Engine:

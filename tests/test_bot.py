@@ -215,6 +215,23 @@ def test_show_prints_the_whole_chunk_with_file_and_lines(sample_engine, tmp_path
     assert "passages read" not in render.sources_text(every)
 
 
+def test_a_source_line_names_the_section_it_cites(sample_engine, tmp_path):
+    # Celery: "Which setting controls the default queue name?" quoted "The name of the default queue used
+    # by ..." with "[5] Configuration and defaults": the setting's name was only in the section heading.
+    turn = convo(sample_engine, tmp_path, with_llm=False).ask("what frame size should I get if I'm 175 cm tall?")
+    turn = dataclasses.replace(turn, citations=[
+        {"n": 5, "source": "configuration.rst", "page": None, "lines": [2499, 2511], "end_page": None,
+         "title": "Configuration", "headings": ["Task settings", "`task_default_queue`"]},
+        {"n": 4, "source": "faq.md", "page": None, "lines": [3, 4], "end_page": None, "title": "FAQ",
+         "headings": ["FAQ"]},  # a section named as its page is named once
+        {"n": 3, "source": "notes.txt", "page": None, "lines": [1, 2], "end_page": None, "title": "Notes",
+         "headings": []}])
+    assert render.sources_text(turn).split("\n")[1:4] == [
+        "  [5] Configuration > `task_default_queue` — configuration.rst, lines 2499-2511",
+        "  [4] FAQ — faq.md, lines 3-4",
+        "  [3] Notes — notes.txt, lines 1-2"]
+
+
 def test_why_lists_every_query_and_a_row_per_hit(sample_engine, tmp_path):
     c = convo(sample_engine, tmp_path, with_llm=False)
     c.ask("what frame size should I get if I'm 175 cm tall?")
@@ -260,7 +277,7 @@ def test_one_shot_json_and_exit_codes(sample_index, tmp_path):
     data = json.loads(r.stdout)
     assert set(data) >= {"answer", "citations", "refused", "stripped_citations", "queries", "incomplete", "trace"}
     assert data["citations"][0]["source"] == "troubleshooting/app-error-codes.md" and data["refused"] is False
-    assert set(data["citations"][0]) == {"n", "chunk_id", "source", "page", "lines", "end_page", "title"}
+    assert set(data["citations"][0]) == {"n", "chunk_id", "source", "page", "lines", "end_page", "title", "headings"}
     assert run_bot("--json").returncode == 2  # usage error
     r = run_bot("--ask", "x", "--index", str(tmp_path / "none"), env_extra={"CITEBOT_DATA_DIR": str(tmp_path)})
     assert r.returncode == 1 and "python ingest.py" in r.stderr

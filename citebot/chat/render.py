@@ -62,6 +62,14 @@ def _at(c: dict) -> str:
     return f" p. {page}:{a}-{b}" if page else f":{a}-{b}"
 
 
+def _cited_where(c: dict) -> str:
+    """A citation's document title and the section it sits in: "Configuration and defaults >
+    `task_default_queue`" says which setting a quote of its text alone ("The name of the
+    default queue ...") is about."""
+    parts = [c["title"], *c.get("headings", [])[-1:]]
+    return " > ".join(dict.fromkeys(p for p in parts if p))  # a section named as its page is named once
+
+
 def sources_text(turn: Turn | None, chat: bool = True) -> str:
     """``chat`` false (``--ask``): no pointer to /show, which only the chat has."""
     if turn is None:
@@ -75,7 +83,7 @@ def sources_text(turn: Turn | None, chat: bool = True) -> str:
     for c in turn.citations:
         a, b = c["lines"]
         where = place(c.get("page"), a, b, c.get("end_page"))
-        lines.append(f"  [{c['n']}] {safe_line(c['title'])} — {safe_name(c['source'])}, {where}")
+        lines.append(f"  [{c['n']}] {safe_line(_cited_where(c))} — {safe_name(c['source'])}, {where}")
     n = len(turn.context.shown)
     if n > len({c["n"] for c in turn.citations}):
         # An answer citing [5] alone left /show 1 looking like a source of it.
