@@ -1201,6 +1201,13 @@ def test_what_a_name_is_or_does_is_answered_from_the_start_of_the_section_it_hea
     assert {s.unit.text: s.lexical for s in ex.scores}['Default: "json".'] == pytest.approx(2 / 3)
     assert not any(s.opens for s in ex.scores)
     assert ex.text == "“Task.serializer: The serialization method. Defaults to the task_serializer setting.” [2]"
+    # A section cut into two chunks opens in the first one shown, not in the middle.
+    rest = Hit(Chunk(id="c3", source="configuration.rst", title="Configuration", headings=("Task settings",
+                     "`task_serializer`"), text="It may also name a custom method.", start=7, end=8), rank=3, score=0.4)
+    ex = ex_mod.extractive(q, terms(q), answer_ctx.Context([rest, section("`task_serializer`"), other]), IDF(),
+                           min_score=0.1)
+    assert [s.unit.text for s in ex.scores if s.opens] == ['Default: "json".']
+    assert ex.text.startswith('“Default: "json".') and ex.cited == [2]
     # Nor does a question that asks no "what is/does" open the section.
     q = "How do I change task_serializer?"
     ex = ex_mod.extractive(q, terms(q), answer_ctx.Context([section("`task_serializer`"), other]), IDF(), min_score=0.1)

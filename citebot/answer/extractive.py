@@ -384,6 +384,11 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
     numbers = [float(x) for x in _NUMBER.findall(question)]
     defining = asks_definition(question)
     written = _names(question) | {w.casefold() for w in _WORD.findall(question)}
+    # A section cut into several chunks opens in its first one shown, not in the middle.
+    starts: dict[tuple, int] = {}
+    for h in ctx.shown:
+        section = (h.chunk.source, h.chunk.headings)
+        starts[section] = min(starts.get(section, h.chunk.start), h.chunk.start)
     cands: list[Scored] = []
     for n, h in enumerate(ctx.shown, 1):
         heading = set(analyzer.analyze(" ".join((h.chunk.title, *h.chunk.headings))))
@@ -400,7 +405,8 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
         for u, words in zip(units_, analyzed):
             if u.item is not None:
                 items.setdefault(u.item, set()).update(words)
-        first = min((u.i for u in units_), default=None)
+        opening = h.chunk.start == starts[(h.chunk.source, h.chunk.headings)]
+        first = min((u.i for u in units_), default=None) if opening else None
         for u, words in zip(units_, analyzed):
             near = heading | items[u.item] if u.item is not None else heading
             lex = max((sum(stats[t].idf * w * (1.0 if t in words else half if t in near else 0.0)
