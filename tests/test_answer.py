@@ -1214,6 +1214,28 @@ def test_what_a_name_is_or_does_is_answered_from_the_start_of_the_section_it_hea
     assert not any(s.opens for s in ex.scores)
 
 
+def test_the_entry_that_defines_a_dotted_name_leads_over_the_rest_of_its_entry():
+    # Python's asyncio page: "What does asyncio.wait_for do?" was answered "Changed in version 3.10: ...",
+    # the first unit of a chunk that starts inside wait_for's entry (so headed by it), while the entry
+    # itself, whose head's "." had kept it from reading as an entry, was shown beside it.
+    entry = Hit(Chunk(id="c1", source="asyncio-task.html", title="Tasks", headings=("Timeouts",),
+                      text="coroutine asyncio.wait_for(aw, timeout): Wait for the aw awaitable to complete.",
+                      start=1, end=2), rank=1, score=1.0)
+    rest = Hit(Chunk(id="c2", source="asyncio-task.html", title="Tasks",
+                     headings=("Timeouts", "coroutine asyncio.wait_for(aw, timeout)"),
+                     text="Changed in version 3.10: Removed the loop parameter.", start=3, end=4), rank=2, score=0.5)
+    q = "What does asyncio.wait_for do?"  # terms: asyncio, wait, for (idf 1 each)
+    ex = ex_mod.extractive(q, terms(q), answer_ctx.Context([rest, entry]), IDF(), min_score=0.1)
+    by = {s.unit.text[:12]: s for s in ex.scores}
+    assert by["coroutine as"].defines and by["Changed in v"].opens
+    # The entry holds all three terms (3/3); the rest holds them in its heading, whole (3/3): a tie,
+    # and the entry leads, both as the one that defines the name and as the strongest chunk's.
+    assert ex.text == "“coroutine asyncio.wait_for(aw, timeout): Wait for the aw awaitable to complete.” [2]"
+    # Shown the other way round, the rest's chunk is the strongest (TOP_CHUNK): the entry still leads.
+    ex = ex_mod.extractive(q, terms(q), answer_ctx.Context([entry, rest]), IDF(), min_score=0.1)
+    assert ex.text == "“coroutine asyncio.wait_for(aw, timeout): Wait for the aw awaitable to complete.” [1]"
+
+
 def test_a_table_row_is_an_entry_only_when_its_first_cell_writes_the_name():
     # borg's option tables: "| --keep-within INTERVAL | keep all archives within this time interval |".
     text = ("An argument of the form <int><char> is what --keep-within takes.\n\n"

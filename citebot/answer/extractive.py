@@ -584,7 +584,7 @@ def asks_quantity(question: str) -> bool:
 _ASKS_DEFINITION = re.compile(r"^\W*(?:what(?:['’]s| is| are| does| do)\b|explain\b|define\b)"
                               r"|是什么|什么是|做什么|有什么用|的作用", re.I)
 # An entry: a short head (a term, an option, a signature) before ": " or " - ", not a sentence.
-_ENTRY = re.compile(r"^(?:[-*+]\s+)?([^.!?。:]{1,80}?)(?::\s|\s[-–—]\s)")
+_ENTRY = re.compile(r"^(?:[-*+]\s+)?((?:[^.!?。:]|\.(?=\w)){1,80}?)(?::\s|\s[-–—]\s)")  # "asyncio.wait_for(...)"
 _WORD = re.compile(r"(?<![\w-])-{0,2}\w+")  # a word or an option as written ("-f", "--force")
 _ROW_HEAD = re.compile(r"^\|\s*((?:[^|\\]|\\.)*?)\s*\|")
 
@@ -682,15 +682,16 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # (Only in that chunk: "how much does it cost?" is not answered by another table's "cost".)
         best = next((s for s in ranked if s.unit.n == best.unit.n and s.score >= LEAD * best.score
                      and s.terms & focus and (code or s.unit.kind != "code")), best)
+    if not best.defines:  # what X is or does: the entry that defines X leads when it is near the best
+        best = next((s for s in ranked if s.defines and s.score >= LEAD * best.score), best)
     if not best.defines:
-        # What X is or does, when X heads a section shown: the section answers from its start
-        # ("Default: "json"." under `task_serializer`, whose own sentences the cosine ranks low),
-        # when some unit of it is near the best.
+        # ... and else the section X heads, from its start ("Default: "json"." under `task_serializer`,
+        # whose own sentences the cosine ranks low), when some unit of it is near the best.  After the
+        # entry: a chunk that starts inside X's entry is headed by X too ("Changed in version 3.10: ...",
+        # the rest of asyncio.wait_for's entry), and the entry is where X is defined.
         strength = {n: max(s.score for s in ranked if s.unit.n == n) for n in {s.unit.n for s in ranked if s.opens}}
         best = next((s for s in ranked if s.opens and s.score >= min_score
                      and strength[s.unit.n] >= LEAD * best.score), best)
-    if not best.defines:  # what X is or does: the entry that defines X leads when it is near the best
-        best = next((s for s in ranked if s.defines and s.score >= LEAD * best.score), best)
     if kind is not None and not holds(kind, best.unit.text):
         # A table row must also hold every question term the best unit holds:
         # rows differ by what their first cells name, and the Canada row's
