@@ -341,6 +341,36 @@ def test_python_docs_descriptions_name_their_module_and_say_what_sphinx_adds():
                                       "```pycon", ">>> f()", "", "```"]  # Sphinx hides doctest flags
 
 
+def test_a_descriptions_later_paragraphs_stay_in_its_item_and_a_tab_names_its_text():
+    # Flask's config.rst: "Default: ``None``" read at the margin after MAX_CONTENT_LENGTH's entry, which
+    # ended the list in Markdown: no part of the entry, and "what is its default?" never quoted it.
+    lines = [".. py:data:: MAX_CONTENT_LENGTH", "", "    Don't read more than this many bytes. If not",
+             "    set, no data is read.", "", "    Default: ``None``", "", "    .. code-block:: python", "",
+             "        app.config['MAX_CONTENT_LENGTH'] = 16", "", "    - one", "", "Next paragraph.", ""]
+    md = rst.to_markdown(lines)
+    assert md == ["", "", "- `MAX_CONTENT_LENGTH`: Don't read more than this many bytes. If not", "set, no data is read.",
+                  "", "  Default: `None`", "", "", "```python", "app.config['MAX_CONTENT_LENGTH'] = 16", "```",
+                  "  - one", "", "Next paragraph.", ""]
+    blocks = documents.parse_markdown(md)
+    # the paragraph is the item's (a chunk that starts there is headed by it); the one after is not
+    assert [(b.text[:9], b.item) for b in blocks if b.kind == "para"] == [
+        ("- `MAX_CO", ""), ("Default: ", "`MAX_CONTENT_LENGTH`"), ("  - one", "`MAX_CONTENT_LENGTH`"),
+        ("Next para", "")]
+    # A description inside a description: its later paragraph stays two spaces in, not four (graphlib's
+    # "If any cycle is detected ..." after two blank lines read as indented code).
+    lines = [".. class:: Sorter", "", "   Sorts.", "", "   .. method:: order()", "", "      Returns nodes.", "",
+             "      More on it.", "", "", "      If any cycle is found, it raises.", ""]
+    md = rst.to_markdown(lines)
+    assert md[4:] == ["", "", "  - `order()`: Returns nodes.", "", "  More on it.", "", "",
+                      "  If any cycle is found, it raises.", ""]
+    assert not any(b.kind == "code" for b in documents.parse_markdown(md))
+    # sphinx-tabs: each tab's label opens what it holds, as a topic's title does
+    lines = [".. tabs::", "", "   .. group-tab:: Bash", "", "      .. code-block:: text", "",
+             "         $ export PORT=8000", "", "   .. group-tab:: Fish", "", "      Set it with set -x.", ""]
+    assert rst.to_markdown(lines) == ["", "", "Bash:", "", "", "```text", "$ export PORT=8000", "```",
+                                      "", "", "Fish: Set it with set -x.", ""]
+
+
 def test_a_directive_citebot_does_not_know_says_its_words_but_not_a_target_it_names():
     lines = [".. audit-event:: os.chdir path os.chdir", "", ".. setting:: broker_url", "", "Text."]
     assert rst.to_markdown(lines) == ["Audit event: os.chdir path os.chdir", "", "", "", "Text."]

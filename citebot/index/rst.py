@@ -82,7 +82,8 @@ _OBJECTS = {"function", "class", "method", "staticmethod", "classmethod", "attri
             "confval", "type", "member", "macro", "var", "enum", "enumerator", "struct", "union", "directive",
             "get", "post", "put", "patch", "delete", "head",
             "coroutinefunction", "coroutinemethod", "awaitablefunction", "awaitablemethod", "abstractmethod"}
-_TITLED = {"topic", "sidebar", "rubric", "centered", "table"}
+# ... and a tab's or a dropdown's label ("group-tab:: Bash" over the command for Bash)
+_TITLED = {"topic", "sidebar", "rubric", "centered", "table", "tab", "group-tab", "tab-item", "dropdown"}
 _PLAIN_ROLES = {"ref", "doc", "term", "abbr", "guilabel", "menuselection", "math", "sup", "sub", "emphasis",
                 "strong", "title-reference", "t", "numref", "download", "pypi", "manpage", "kbd", "sha", "dfn",
                 "pep", "rfc", "github", "issue", "pr", "keyword", "index"}
@@ -362,15 +363,9 @@ class _Reader:
         first = next((k for k, x in enumerate(inner) if x.strip()), None)
         plain = first is not None and not _BLOCK_LINE.match(inner[first])
         out.append("" if plain else head)
-        code = False
+        under = _under_item(inner)
         for k, x in enumerate(inner):
-            code ^= x.startswith("```")
-            # A paragraph's first line goes in under the item too (the lines after it may lie):
-            # at the margin after a blank line it ended the list, and borg's "- retry_erofs: ..."
-            # two levels in below "Currently known strings are:" read as indented code.
-            opens = k and not code and not inner[k - 1].strip() and x.strip() and not _BLOCK_LINE.match(x)
-            out.append(f"{head} {x}" if plain and k == first else f"{pad}  {x}" if _ITEM_LINE.match(x) or opens
-                       else x)
+            out.append(f"{head} {x}" if plain and k == first else f"{pad}  {x}" if k in under else x)
         return end
 
     def block_start(self, lines: Sequence[str], i: int, items: list[int], numbers: dict[int, int]
@@ -504,11 +499,33 @@ class _Reader:
             out[at] = f"{label}: {inline(text)}"
             return end
         first = next((k for k, x in enumerate(inner) if x.strip()), None)
+        if kind in _OBJECTS:  # the description is one item, "- sig: ...", its later paragraphs in it
+            for k in _under_item(inner) - {first}:
+                # (a line already in, a nested description's, stays: two more made graphlib's
+                # "If any cycle is detected ..." indented code after two blank lines)
+                if not inner[k].startswith(" "):
+                    out[at + j - i + k] = f"  {inner[k]}"
         if first is not None and not _BLOCK_LINE.match(inner[first]):
             out[at + j - i + first] = f"{label}: {inner[first]}"  # the label opens its first paragraph
         else:  # a list, table or code first, or nothing: the label stands on the directive's line
             out[at] = label if kind in _OBJECTS else f"{label}." if kind in _VERSIONS and first is None else f"{label}:"
         return end
+
+
+def _under_item(inner: Sequence[str]) -> set[int]:
+    """The lines of a body read under an item that go in two spaces to stay in
+    it: an item's, and a paragraph's first (the lines after it may lie).  At
+    the margin after a blank line a paragraph ends the list: borg's "- retry_erofs:
+    ..." two levels in below "Currently known strings are:" read as indented
+    code, and Flask's "Default: ``None``" was no part of MAX_CONTENT_LENGTH's entry."""
+    code = False
+    under = set()
+    for k, x in enumerate(inner):
+        code ^= x.startswith("```")
+        if _ITEM_LINE.match(x) or k and not code and not inner[k - 1].strip() and x.strip() \
+                and not _BLOCK_LINE.match(x):
+            under.add(k)
+    return under
 
 
 def _signature(kind: str, sig: str, module: str) -> str:

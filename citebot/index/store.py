@@ -119,7 +119,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 48: an item named by a link or task box reads as shown, one of code or a rule names nothing; AsciiDoc
 # tables keep every row on its line (a headerless one's empty header goes above "|===")
 # 49: rst: a code block of options alone and a grid table never closed keep one line for each line
-CHUNKER_VERSION = 49
+# 50: rst: a Sphinx description's later paragraphs stay in its item (Flask's "Default: ``None``" under
+# MAX_CONTENT_LENGTH); a tab's label opens its text ("Bash:" over the command for Bash)
+CHUNKER_VERSION = 50
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
