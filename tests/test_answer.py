@@ -1236,6 +1236,39 @@ def test_the_entry_that_defines_a_dotted_name_leads_over_the_rest_of_its_entry()
     assert ex.text == "“coroutine asyncio.wait_for(aw, timeout): Wait for the aw awaitable to complete.” [1]"
 
 
+def test_text_after_a_closing_fence_is_no_part_of_the_code_and_an_indented_paragraph_is_its_items():
+    # The rst reader writes a code block's closing fence on the blank line after it: "The particular order
+    # ..." right below it was quoted as code.  A paragraph indented under an item is the item's, across
+    # code between ("Default: `True`" is TEMPLATES_AUTO_RELOAD's); one at the margin is not.
+    text = ("- `MAX_CONTENT_LENGTH`: Don't read more bytes. If not set, nothing.\n\n  Default: `None`\n\n"
+            "- `TEMPLATES`: Reload templates.\n\n```\ncode\n```\n\n  Default: `True`\n\nAfter the list.\n\n"
+            "  Indented, after no item.\n\n```\nmore code\n```\nThe particular order.")
+    got = [(u.kind, u.item, u.text) for u in ex_mod.chunk_units(1, text)]
+    assert got == [("sentence", (0, 0), "`MAX_CONTENT_LENGTH`: Don't read more bytes."),
+                   ("sentence", (0, 0), "If not set, nothing."), ("sentence", (0, 0), "Default: `None`"),
+                   ("sentence", (2, 0), "`TEMPLATES`: Reload templates."), ("code", None, "```\ncode\n```"),
+                   ("sentence", (2, 0), "Default: `True`"), ("sentence", None, "After the list."),
+                   ("sentence", None, "Indented, after no item."), ("code", None, "```\nmore code\n```"),
+                   ("sentence", None, "The particular order.")]
+
+
+def test_what_a_name_defaults_to_is_quoted_from_the_line_of_its_entry_that_says_so():
+    # Flask's config reference: "What is the default value of PERMANENT_SESSION_LIFETIME?" quoted the
+    # entry's three sentences, and the fourth, "Default: `timedelta(days=31)`", was left out.
+    text = ("- `LIFETIME`: If permanent, the cookie expires this many seconds on. It may be a timedelta. "
+            "Flask checks the signature against it.\n\n  Default: `timedelta(days=31)`\n\n"
+            "- `REFRESH`: Send the cookie on every request.\n\n  Default: `True`")
+    ctx = answer_ctx.Context([hit(1, text, title="Configuration")])
+    q = "What is the default value of LIFETIME?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    # The entry leads (it defines LIFETIME); the line of its item that gives a default leads instead, and
+    # the quote runs back into the item: its last three units.
+    assert ex.text == ("“It may be a timedelta. Flask checks the signature against it. "
+                       "Default: `timedelta(days=31)`” [1]")
+    q = "What does LIFETIME do?"  # no default asked: the entry, as before
+    assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1).text.startswith("“`LIFETIME`: If permanent")
+
+
 def test_a_table_row_is_an_entry_only_when_its_first_cell_writes_the_name():
     # borg's option tables: "| --keep-within INTERVAL | keep all archives within this time interval |".
     text = ("An argument of the form <int><char> is what --keep-within takes.\n\n"

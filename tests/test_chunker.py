@@ -240,3 +240,13 @@ def test_a_chunk_that_starts_inside_a_list_item_is_headed_by_what_the_item_names
     assert documents.item_name("[ ] Task one. Then more.") == "Task one."
     assert documents.item_name("[Install](https://x.org/i) it: with pip") == "Install it"
     assert documents.item_name("* *") == "" and documents.item_name("```sh") == ""
+
+
+def test_a_paragraph_inside_a_list_item_is_shown_two_spaces_in(tmp_path):
+    # Flask's "- `MAX_CONTENT_LENGTH`: Don't read more ..." and, a blank line below, "  Default: `None`":
+    # shown at the margin, the chunk read it as a paragraph after the list, no part of the key's entry.
+    text = ("# Config\n\n- `MAX_CONTENT_LENGTH`: Don't read more bytes.\n\n  Default: `None`\n\n"
+            "  - a nested item\n\nAfter the list.\n")
+    (chunk,) = chunker.chunk_document(load(tmp_path, text, "c.md"), budget=200)
+    assert chunk.text == ("- `MAX_CONTENT_LENGTH`: Don't read more bytes.\n\n  Default: `None`\n\n  - a nested item\n\n"
+                          "After the list.")

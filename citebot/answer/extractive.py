@@ -29,7 +29,8 @@ the question; a question asking what X is or does is led by the entry
 that defines X, "pop [<stash>]: Remove ...", within ``LEAD`` of the best, its
 quote running on only into what follows it and not into another entry;
 and by the start of the section that X heads, when a unit of it is within
-``LEAD`` of the best),
+``LEAD`` of the best; a question asking what X defaults to by the line of
+the lead's list item that gives a default, "Default: `None`"),
 and a second quote
 from another chunk only when that chunk answers a distinct part of the
 question (it holds question terms the first quote lacks).  It never stitches
@@ -189,18 +190,35 @@ def chunk_units(n: int, text: str) -> list[Unit]:
         current.append(line)
         s = line.strip()
         if s.startswith(("```", "~~~")):
-            fence = None if fence is not None and s.startswith(fence) else (fence or s[:3])
+            if fence is not None and s.startswith(fence):
+                # The text right after a closing fence is a block of its own, not the code's: the rst
+                # reader writes the fence on the blank line after code ("```" then "The particular
+                # order ..." in Python's graphlib page was quoted as code, or never as a sentence).
+                blocks.append("\n".join(current))
+                current = []
+                fence = None
+            else:
+                fence = fence or s[:3]
     if current:
         blocks.append("\n".join(current))
     # Steps: the units of numbered-list blocks, one list across the blank lines of a loose list.
     found: list[tuple[tuple[str, str, str, tuple[int, int] | None], int | None]] = []
     group: int | None = None
+    # A paragraph indented under a list item is the item's, as Markdown reads it (code between,
+    # which readers write at the margin, ends nothing): Flask's "- `MAX_CONTENT_LENGTH`: Don't
+    # read more ..." and, a blank line below, "  Default: `None`".
+    last: tuple[int, int] | None = None
     for b, block in enumerate(blocks):
         if not _ORDERED.match(block):  # a block that opens with a numbered item: its units are steps
             group = None
         elif group is None or _FIRST_STEP.match(block):
             group = b
-        found += [((t, q, k, None if item is None else (b, item)), group) for t, q, k, item in _block_units(block)]
+        units_ = _block_units(block)
+        under = last if block[:1] == " " and not block.lstrip().startswith(("```", "~~~")) else None
+        found += [((t, q, k, under if item is None and k == "sentence" else None if item is None else (b, item)),
+                   group) for t, q, k, item in units_]
+        if not block.lstrip().startswith(("```", "~~~")):
+            last = found[-1][0][3] if units_ else None
     kept = [(u, g) for u, g in found if len(u[0]) > 1]
     return [Unit(n, i, t, q, k, g if k == "sentence" else None, item)
             for i, ((t, q, k, item), g) in enumerate(kept)]
@@ -573,6 +591,18 @@ def _render(quote: list[Unit]) -> str:
     return text + (f"\n[{n}]" if parts[-1][0] == "code" else f" [{n}]")
 
 
+# "What is the default of X?": the line of X's entry that gives it ("Default: `None`",
+# "Defaults to `600`."), which a config reference writes last, after what X does.
+_ASKS_DEFAULT = re.compile(r"\bdefault(?:s|ed)?\b|默认|預設|默認", re.I)
+_GIVES_DEFAULT = re.compile(r"^(?:[-*+]\s+)?(?:Default(?:s| value)?\b|By default\b)|\bdefaults? (?:to|is|value is)\b"
+                            r"|默认|預設|默認", re.I)
+
+
+def asks_default(question: str) -> bool:
+    """Whether the question asks what something defaults to."""
+    return bool(_ASKS_DEFAULT.search(question))
+
+
 def asks_quantity(question: str) -> bool:
     """Whether the question asks for a number (its answer must hold one)."""
     return bool(_ASKS_QUANTITY.search(question))
@@ -650,7 +680,8 @@ def asks_steps(question: str) -> bool:
 def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re.Pattern | None = None,
             idf: Mapping[str, float] | None = None, strongest: int | None = None, steps: bool = False,
             form: frozenset[str] = frozenset(), quantity: bool = False, code: bool = True,
-            focus: frozenset[str] = frozenset(), langs: Mapping[int, str] | None = None) -> Extract:
+            focus: frozenset[str] = frozenset(), langs: Mapping[int, str] | None = None,
+            default: bool = False) -> Extract:
     """The quotes; ``kind`` is what an answer must hold (a duration for "how
     long"): a unit holding it leads when it scores within ``LEAD`` of the
     best (a table row only when it holds the best unit's question terms too); ``idf`` weighs the question's terms (a second quote must add
@@ -662,7 +693,10 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     (``asks_quantity``), so a lead quote without one is a refusal; ``code``
     false: the question asks for no code (``asks_code``), so a sentence or row
     within ``LEAD`` of a code block leads instead of it; ``focus``: the words a
-    follow-up adds to the conversation (``Engine._focus``).
+    follow-up adds to the conversation (``Engine._focus``); ``default``: the
+    question asks what something defaults to (``asks_default``), so the unit of
+    the lead's list item that gives a default leads instead, its quote running
+    back into the item.
     Every threshold (``min_score``, ``LEAD``, ``SECOND``) reads the units' own
     scores: the bonus picks among units, it never lets a weaker one through."""
     if not scored:
@@ -704,6 +738,11 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     if not code and best.unit.kind == "code":
         best = next((s for s in ranked if s.unit.kind != "code" and s.score >= LEAD * best.score
                      and (kind is None or holds(kind, s.unit.text) or not holds(kind, best.unit.text))), best)
+    if default and best.unit.item is not None and not _GIVES_DEFAULT.search(best.unit.text):
+        # Flask's "- `MAX_CONTENT_LENGTH`: Don't read more than this many bytes ... Default: `None`":
+        # the entry led and its three sentences ended before the one that answers.
+        best = next((s for s in scored if s.unit.n == best.unit.n and s.unit.item == best.unit.item
+                     and s.unit.kind == "sentence" and _GIVES_DEFAULT.search(s.unit.text)), best)
     quotes = [(steps and _steps(best, scored)) or _introduced_steps(best.unit, _window(best, scored, max_units), scored,
                                                                        steps)]
     if quantity and not any(holds(_QUANTITY, u.text) for u in quotes[0]):
@@ -755,4 +794,4 @@ def quote_answer(question: str, scored: list[Scored], min_score: float, max_unit
     it wants, whether it asks for steps, code or a quantity, and its answer-kind words."""
     return compose(scored, min_score, max_units, answer_type(question), idf, strongest=strongest,
                    steps=asks_steps(question), form=form_terms(question), quantity=asks_quantity(question),
-                   code=asks_code(question), focus=focus, langs=langs)
+                   code=asks_code(question), focus=focus, langs=langs, default=asks_default(question))

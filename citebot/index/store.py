@@ -121,7 +121,8 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 49: rst: a code block of options alone and a grid table never closed keep one line for each line
 # 50: rst: a Sphinx description's later paragraphs stay in its item (Flask's "Default: ``None``" under
 # MAX_CONTENT_LENGTH); a tab's label opens its text ("Bash:" over the command for Bash)
-CHUNKER_VERSION = 50
+# 51: a paragraph inside a list item is shown two spaces in (Flask's "Default: `None`" under its key)
+CHUNKER_VERSION = 51
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
