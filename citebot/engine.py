@@ -259,7 +259,7 @@ class Engine:
         model = self.index.manifest.get("embed_model")  # cosines and the gate's fit are per model
         turn.scored = score_units(r.queries[qi], variants(r.terms[qi], context, expansions), ctx, r.stats,
                                   self.embed(queries=False), r.vectors[qi] if r.vectors is not None else None,
-                                  cosine_scale=cosine_scale(model))
+                                  cosine_scale=cosine_scale(model), earlier=plan.earlier)
         turn.answer_score = turn.scored[0].score if turn.scored else 0.0
         reranked = r.rerank_on and r.hits and "rerank" in r.hits[0].scores
         turn.signals = gate.signals(r.queries[qi], [r.terms[qi], *expansions], ctx, r.evidence, r.stats, turn.scored,
@@ -277,7 +277,7 @@ class Engine:
         ex = quote_answer(question, turn.scored, self.cfg.min_answer_score, self.cfg.answer_sentences,
                           {t: s.idf for t, s in r.stats.items()}, strongest=len(turn.context.shown),
                           focus=self._focus(turn.plan),
-                          langs=chunk_langs(turn.context))
+                          langs=chunk_langs(turn.context), earlier=turn.plan.earlier)
         if ex.text == REFUSAL:
             return self._refuse(turn, ex.reason, on_text)
         # The quotes are the documents' own text with the answerer's marks: not

@@ -1250,6 +1250,30 @@ def test_text_after_a_closing_fence_is_no_part_of_the_code_and_an_indented_parag
                    ("sentence", (2, 0), "Default: `True`"), ("sentence", None, "After the list."),
                    ("sentence", None, "Indented, after no item."), ("code", None, "```\nmore code\n```"),
                    ("sentence", None, "The particular order.")]
+    # A paragraph belongs to the innermost item whose mark lies left of it: below a nested list at two
+    # spaces, one at two spaces is the outer item's (SQLite's "The default setting for SQLITE_MAX_COLUMN
+    # is 2000." read as the last limit of the list above it).
+    text = ("- Maximum columns: it limits\n\n  - columns in a table\n  - values in an INSERT\n\n"
+            "  The default is 2000.\n\n    A deeper note.\n\nAt the margin.")
+    got = [(u.item, u.text) for u in ex_mod.chunk_units(1, text)]
+    assert got == [((0, 0), "Maximum columns: it limits"), ((1, 0), "columns in a table"),
+                   ((1, 1), "values in an INSERT"), ((0, 0), "The default is 2000."), ((0, 0), "A deeper note."),
+                   (None, "At the margin.")]
+
+
+def test_code_between_two_paragraphs_of_an_item_has_the_items_words_as_context():
+    # Git's bisect examples: the sentences around the script held the item's words ("Automatically
+    # bisect a broken test case:") and the script did not, so "how do I ... using a test script?"
+    # quoted the sentences and left out the script.
+    text = ("- Automatically bisect a broken test case:\n\n```\n$ git bisect run ~/test.sh\n```\n\n"
+            "  Here we use a custom script.\n\n```\n$ make\n```\n\nAt the margin.")
+    ctx = answer_ctx.Context([hit(1, text, title="git-bisect")])
+    q = "automatically bisect with a test script"  # terms: automat, bisect, test, script (idf 1 each)
+    lexical = {s.unit.text[:16]: s.lexical for s in ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1).scores}
+    # The script holds bisect and test; automat and script are its item's words: half each, 3/4.
+    assert lexical["```\n$ git bisect"] == pytest.approx(3 / 4)
+    # after the item's last paragraph, none of its words: the title's bisect alone, half: 1/8
+    assert lexical["```\n$ make\n```"] == pytest.approx(1 / 8)
 
 
 def test_what_a_name_defaults_to_is_quoted_from_the_line_of_its_entry_that_says_so():
@@ -1267,6 +1291,31 @@ def test_what_a_name_defaults_to_is_quoted_from_the_line_of_its_entry_that_says_
                        "Default: `timedelta(days=31)`” [1]")
     q = "What does LIFETIME do?"  # no default asked: the entry, as before
     assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1).text.startswith("“`LIFETIME`: If permanent")
+
+
+def test_a_follow_up_that_asks_nothing_of_its_own_asks_what_the_turn_before_it_asked():
+    # Flask: "What is the default value of SESSION_COOKIE_HTTPONLY?" then "And SESSION_COOKIE_SECURE?" was
+    # answered with HTTPONLY's entry again: "And X?" asked no "what is", so SECURE's entry defined nothing
+    # (and HTTPONLY's "for security" held the one word the follow-up adds, to the stemmer).
+    earlier = "What is the default value of SESSION_COOKIE_HTTPONLY?"
+    assert ex_mod.asks_like("And SESSION_COOKIE_SECURE?", earlier) == earlier
+    assert ex_mod.asks_like("what about Fish?", earlier) == ex_mod.asks_like("那 Y 呢？", earlier) == earlier
+    for own in ("And how do I set it?", "Why?", "and is it secure?"):  # each asks something of its own
+        assert ex_mod.asks_like(own, earlier) == own
+    assert ex_mod.asks_like("And SESSION_COOKIE_SECURE?", "") == "And SESSION_COOKIE_SECURE?"  # a first turn
+    text = ("- `SESSION_COOKIE_HTTPONLY`: Browsers will not let scripts read the cookie, for security.\n\n"
+            "  Default: `True`\n\n- `SESSION_COOKIE_SECURE`: Browsers send the cookie over HTTPS alone.\n\n"
+            "  Default: `False`")
+    ctx = answer_ctx.Context([hit(1, text, title="Configuration")])
+    q = "And SESSION_COOKIE_SECURE?"  # terms: session, cooki, secur (idf 1 each)
+    weighted = [dict.fromkeys(terms(q)[0], 1.0)]
+    scored = ex_mod.score_units(q, weighted, ctx, IDF(), earlier=earlier)
+    assert [s.unit.text[:26] for s in scored if s.defines] == ["`SESSION_COOKIE_SECURE`: B"]
+    ex = ex_mod.quote_answer(q, scored, 0.1, 3, IDF(), strongest=1, earlier=earlier)
+    assert ex.text == ("“`SESSION_COOKIE_SECURE`: Browsers send the cookie over HTTPS alone. Default: `False`” [1]")
+    # Alone it asks for nothing in particular: the first unit that holds its words leads, HTTPONLY's.
+    ex = ex_mod.quote_answer(q, ex_mod.score_units(q, weighted, ctx, IDF()), 0.1, 3, IDF(), strongest=1)
+    assert ex.text.startswith("“`SESSION_COOKIE_HTTPONLY`")
 
 
 def test_a_table_row_is_an_entry_only_when_its_first_cell_writes_the_name():

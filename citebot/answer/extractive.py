@@ -177,6 +177,20 @@ def _block_units(block: str) -> list[tuple[str, str, str, int | None]]:
     return out
 
 
+def _item_marks(block: str) -> dict[int, int]:
+    """The indent of each list item's mark in a block, by its index as
+    ``_block_units`` counts items (a line that starts one, or the first)."""
+    marks: dict[int, int] = {}
+    count = 0
+    for line in block.split("\n"):
+        starts = bool(_LIST_ITEM.match(line))
+        if starts or not count:
+            if starts:
+                marks[count] = len(line) - len(line.lstrip())
+            count += 1
+    return marks
+
+
 def chunk_units(n: int, text: str) -> list[Unit]:
     blocks: list[str] = []
     current: list[str] = []
@@ -207,18 +221,34 @@ def chunk_units(n: int, text: str) -> list[Unit]:
     # A paragraph indented under a list item is the item's, as Markdown reads it (code between,
     # which readers write at the margin, ends nothing): Flask's "- `MAX_CONTENT_LENGTH`: Don't
     # read more ..." and, a blank line below, "  Default: `None`".
-    last: tuple[int, int] | None = None
+    # The items open at each indent, outermost first: a paragraph belongs to the innermost item
+    # whose mark lies left of it ("  The default setting for SQLITE_MAX_COLUMN ..." below a list of
+    # "  - ..." is the outer item's, not the last of those).
+    open_: list[tuple[int, tuple[int, int]]] = []
     for b, block in enumerate(blocks):
         if not _ORDERED.match(block):  # a block that opens with a numbered item: its units are steps
             group = None
         elif group is None or _FIRST_STEP.match(block):
             group = b
         units_ = _block_units(block)
-        under = last if block[:1] == " " and not block.lstrip().startswith(("```", "~~~")) else None
-        found += [((t, q, k, under if item is None and k == "sentence" else None if item is None else (b, item)),
-                   group) for t, q, k, item in units_]
-        if not block.lstrip().startswith(("```", "~~~")):
-            last = found[-1][0][3] if units_ else None
+        if block.lstrip().startswith(("```", "~~~")):  # code ends no item (readers write it at the margin)
+            found += [((t, q, k, None), group) for t, q, k, _ in units_]
+            continue
+        indent = len(block) - len(block.lstrip(" "))
+        while open_ and open_[-1][0] >= indent:  # a block at or left of an item's mark closes it
+            open_.pop()
+        under = open_[-1][1] if open_ and indent else None
+        marks = _item_marks(block)
+        for t, q, k, item in units_:
+            if item is None:
+                found.append(((t, q, k, under if k == "sentence" else None), group))
+                continue
+            found.append(((t, q, k, (b, item)), group))
+            if not open_ or open_[-1][1] != (b, item):
+                mark = marks.get(item, 0)
+                while open_ and open_[-1][0] >= mark:
+                    open_.pop()
+                open_.append((mark, (b, item)))
     kept = [(u, g) for u, g in found if len(u[0]) > 1]
     return [Unit(n, i, t, q, k, g if k == "sentence" else None, item)
             for i, ((t, q, k, item), g) in enumerate(kept)]
@@ -393,14 +423,14 @@ def unknown_identifier(terms: Sequence[Sequence[str]], stats: Mapping[str, TermS
 
 def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Context, stats: Mapping[str, TermStat],
                 embed: Callable[[list[str]], np.ndarray] | None = None, question_vector: np.ndarray | None = None,
-                embed_top: int = 10, cosine_scale: tuple[float, float] = (1.0, 0.0)) -> list[Scored]:
+                embed_top: int = 10, cosine_scale: tuple[float, float] = (1.0, 0.0), earlier: str = "") -> list[Scored]:
     """Every unit of the shown chunks, best first (ties: the stronger chunk,
-    then reading order)."""
+    then reading order); ``earlier``: the turn a follow-up joins (``asks_like``)."""
     totals = [(v, sum(stats[t].idf * w for t, w in v.items()) or 1.0) for v in weighted if v]
     main = frozenset(t for v in weighted[:1] for t, w in v.items() if w >= 1.0)
     kind = answer_type(question)  # once per question, not once per unit
     numbers = [float(x) for x in _NUMBER.findall(question)]
-    defining = asks_definition(question)
+    defining = asks_definition(asks_like(question, earlier))
     written = _names(question) | {w.casefold() for w in _WORD.findall(question)}
     # A section cut into several chunks opens in its first one shown, not in the middle.
     starts: dict[tuple, int] = {}
@@ -423,10 +453,14 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
         for u, words in zip(units_, analyzed):
             if u.item is not None:
                 items.setdefault(u.item, set()).update(words)
+        # ... and of code between two of its paragraphs (Git's "- Automatically bisect a broken test
+        # case:", its script, and "Here we use a test.sh custom script."): the sentences around the
+        # script held the item's words and the script, which a how-to question asks for, did not.
+        within = [_within(units_, k) for k in range(len(units_))]
         opening = h.chunk.start == starts[(h.chunk.source, h.chunk.headings)]
         first = min((u.i for u in units_), default=None) if opening else None
-        for u, words in zip(units_, analyzed):
-            near = heading | items[u.item] if u.item is not None else heading
+        for u, words, item in zip(units_, analyzed, within):
+            near = heading | items[item] if item is not None else heading
             lex = max((sum(stats[t].idf * w * (1.0 if t in words else half if t in near else 0.0)
                            for t, w in v.items()) / total for v, total in totals), default=0.0)
             if kind is not None and holds(kind, u.text):
@@ -453,6 +487,17 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
     rest = [Scored(s.unit, 0.5 * s.lexical, s.lexical, s.terms, s.defines, s.opens) for s in cands[embed_top:]]
     mixed.sort(key=lambda s: (-s.score, -s.unit.n, s.unit.i))
     return sorted(mixed + rest, key=lambda s: (-s.score, -s.unit.n, s.unit.i))
+
+
+def _within(units_: Sequence[Unit], k: int) -> tuple[int, int] | None:
+    """The list item unit k is part of: its own, or for code, the item of the
+    units on both sides of it when they share one."""
+    u = units_[k]
+    if u.item is not None or u.kind != "code":
+        return u.item
+    before = next((v.item for v in reversed(units_[:k]) if v.kind != "code"), None)
+    after = next((v.item for v in units_[k + 1:] if v.kind != "code"), None)
+    return before if before is not None and before == after else None
 
 
 def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
@@ -634,6 +679,18 @@ def _heading_names(heading: str) -> set[str]:
     return _names(heading) | ({whole.group(1).casefold()} if whole else set())
 
 
+# A follow-up that asks nothing of its own: "And SESSION_COOKIE_SECURE?", "what about Fish?", "那 Y 呢？"
+_FRAGMENT = re.compile(r"^\W*(?:and|or|also|then|what about|how about)\b(?!.*\b(?:what|how|why|when|where|which|who|"
+                       r"is|are|does|do|can|should)\b)|^\W*那.{0,40}呢\W*$", re.I)
+
+
+def asks_like(question: str, earlier: str) -> str:
+    """The question whose form a turn takes: the earlier one for a follow-up
+    that asks nothing of its own ("And SESSION_COOKIE_SECURE?" after "What is
+    the default value of SESSION_COOKIE_HTTPONLY?" asks for a default too)."""
+    return earlier if earlier and _FRAGMENT.search(question) else question
+
+
 def asks_definition(question: str) -> bool:
     return bool(_ASKS_DEFINITION.search(question))
 
@@ -789,9 +846,10 @@ def chunk_langs(ctx: Context) -> dict[int, str]:
 
 def quote_answer(question: str, scored: list[Scored], min_score: float, max_units: int,
                  idf: Mapping[str, float], strongest: int | None, focus: frozenset[str] = frozenset(),
-                 langs: Mapping[int, str] | None = None) -> Extract:
+                 langs: Mapping[int, str] | None = None, earlier: str = "") -> Extract:
     """:func:`compose` with what the question itself says: the kind of answer
     it wants, whether it asks for steps, code or a quantity, and its answer-kind words."""
     return compose(scored, min_score, max_units, answer_type(question), idf, strongest=strongest,
                    steps=asks_steps(question), form=form_terms(question), quantity=asks_quantity(question),
-                   code=asks_code(question), focus=focus, langs=langs, default=asks_default(question))
+                   code=asks_code(question), focus=focus, langs=langs,
+                   default=asks_default(asks_like(question, earlier)))
