@@ -94,9 +94,15 @@ def test_tables_become_pipe_tables_whose_rows_keep_their_lines():
 +------+-------+
 | b    | x     |
 +------+-------+""".split("\n")
-    # each row on the line its text starts on (a citation names it); the lines between are rules
+    # each row on the line its text starts on (a citation names it); the lines between are rules, and so
+    # are the last row's other lines and the bottom border: a citation of the last row runs to its end
     assert rst.to_markdown(grid) == ["", "| Name | Value |", "|---|---|", "| a | long text |", "|---|---|",
-                                     "|---|---|", "| b | x |", ""]
+                                     "|---|---|", "| b | x |", "|---|---|"]
+    # Cut into pieces, the last row's piece is cited to the table's bottom border, not its first line alone
+    # (Flask's "**options" row was cited as line 638, its text running on to 646).
+    doc = documents.Document("t.rst", "T", {"status": "current", "audience": "public", "lang": "en", "tenant": None},
+                             documents.parse_markdown(rst.to_markdown(grid)))
+    assert [(c.start, c.end) for c in chunk_document(doc, budget=12)] == [(4, 6), (7, 8)]
     simple = """\
 =====  =====
 A      B
@@ -108,7 +114,7 @@ A      B
 """.split("\n")
     # a row whose first column is blank goes on the row above
     assert rst.to_markdown(simple) == ["", "| A | B |", "|---|---|", "| 1 | 2 more |", "|---|---|", "| 3 | 4 |",
-                                       "", ""]
+                                       "|---|---|", ""]
     # without a header row the table gets an empty one, as the HTML reader writes it
     assert rst.to_markdown(["===  ===", "1    2", "===  ==="]) == ["|  |  |", "|---|---|", "| 1 | 2 |"]
     listed = """\
@@ -318,7 +324,7 @@ def test_what_a_review_of_celerys_pages_found_reads_as_sphinx_shows_it():
     # a literal role's <placeholder> stays; a reference cut by a line end loses its markup; Celery's ~@Retry
     assert md[19:21] == ["Run `celery revoke <task_id>` or see the", "guide and `Retry`."]
     # a table whose first row is all bold has it as its header; each row on its own line
-    assert md[22:27] == ["", "| **Example** | **Means** |", "|---|---|", "| `*/15` | quarter |", ""]
+    assert md[22:27] == ["", "| **Example** | **Means** |", "|---|---|", "| `*/15` | quarter |", "|---|---|"]
     assert md[28:30] == ["[*] The chapter is free:", "The book. A classic."]  # a footnote's every line
 
 

@@ -694,8 +694,18 @@ def _read_table(lines: Sequence[str], i: int, out: list[str], grid: bool) -> int
     table = _layout(t, end - i)
     if table is None:  # no room for its rows (a grid never closed): its lines as text, one for one
         table = ["" if _GRID_BORDER.match(x) or _SIMPLE_BORDER.match(x) else inline(x.strip()) for x in lines[i:end]]
+    elif table and table[-1].startswith("|"):
+        # The last row's other lines and the bottom border are rule rows too, so the table, and a
+        # citation of its last row, runs to its last line (Flask's "**options" row was cited as
+        # line 638 alone, its text running on to 646).
+        rule = next((x for x in table if _PIPE_RULE.fullmatch(x)), None)
+        if rule is not None:
+            table = table + [rule] * (end - i - len(table))
     _place(out, table, end - i)
     return end
+
+
+_PIPE_RULE = re.compile(r"\|(?:\s*:?-+:?\s*\|)+")
 
 
 def _bold(text: str) -> bool:
