@@ -374,3 +374,22 @@ def test_ingest_progress_into_a_log_keeps_time_while_a_batch_embeds():
     p.done()
     assert out.getvalue().splitlines() == ["ingest: files 0/1 · chunks 0 · embedded 0/256"]
     assert p._ticker is not None and not p._ticker.is_alive()  # done() stops it
+
+
+def test_a_file_that_holds_no_text_to_search_is_named_so(tmp_path, cfg, counting, capsys):
+    # Flask's license.rst, a title and a literalinclude of a file outside the folder, was "added" and no
+    # question could ever find it.
+    folder = tmp_path / "docs"
+    write(folder / "a.md", "# Returns\n\nReturn within 30 days.\n")
+    write(folder / "license.rst", "License\n=======\n\n.. literalinclude:: ../../LICENSE.txt\n")
+    write(tmp_path / "LICENSE.txt", "BSD-3-Clause\n")
+    report = ingest(folder, cfg, embedder=counting)
+    assert report.added == ["a.md", "license.rst"] and report.empty == ["license.rst"]
+    again = ingest(folder, cfg, embedder=counting)  # unchanged: not read again, so not named again
+    assert again.empty == [] and again.unchanged == 2
+    # ingest.py says so beside its name
+    r = subprocess.run([sys.executable, str(ROOT / "ingest.py"), str(folder), "--index", str(tmp_path / "cli")],
+                       capture_output=True, text=True, timeout=300,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CITEBOT_EMBED_MODEL": "packaged"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[:2] == ["added    a.md", "added    license.rst  (no text to search)"]

@@ -54,6 +54,9 @@ class Report:
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+    # read this run and holding no text to search (a page of a title and an include from outside
+    # the folder: Flask's license.rst was "added" and never found)
+    empty: list[str] = field(default_factory=list)
     chunks: int = 0
     embedded: int = 0
     reused: int = 0
@@ -299,6 +302,8 @@ def _read_files(folder: Path, cfg: Config, prev: _Previous, report: Report, path
                                             "bug: please report it with the file. The rest of the folder is ingested"))
                 continue
             (report.changed if known else report.added).append(rel)
+            if not doc_chunks:
+                report.empty.append(rel)
         sources[rel] = {"sha1": digest, "chunks": len(doc_chunks)}
         chunks.extend(doc_chunks)
         progress.chunks(len(chunks))
