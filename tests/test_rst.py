@@ -117,6 +117,12 @@ A      B
                                        "|---|---|", ""]
     # without a header row the table gets an empty one, as the HTML reader writes it
     assert rst.to_markdown(["===  ===", "1    2", "===  ==="]) == ["|  |  |", "|---|---|", "| 1 | 2 |"]
+    # ... on the blank line above it, and its rule on the top border, when there is one: each row keeps
+    # its own line (Flask's route() parameters had every row cited a line late)
+    assert rst.to_markdown(["Params:", "", "===  ===", "a    1", "b    2", "     more", "===  ===", "", "Next."]) == [
+        "Params:", "|  |  |", "|---|---|", "| a | 1 |", "| b | 2 more |", "|---|---|", "|---|---|", "", "Next."]
+    assert rst.to_markdown(["", "+---+---+", "| a | 1 |", "+---+---+", "| b | 2 |", "+---+---+"]) == [
+        "|  |  |", "|---|---|", "| a | 1 |", "|---|---|", "| b | 2 |", "|---|---|"]
     listed = """\
 .. list-table:: Limits
    :header-rows: 1

@@ -691,8 +691,19 @@ def _simple(lines: Sequence[str], i: int) -> tuple[_Table, int]:
 
 def _read_table(lines: Sequence[str], i: int, out: list[str], grid: bool) -> int:
     t, end = (_grid if grid else _simple)(lines, i)
-    table = _layout(t, end - i)
+    above = 0
+    if not t.head and 0 not in t.labels and t.starts and t.starts[0] < 2 and out and not out[-1].strip() \
+            and not all(_bold(c) for c in t.rows[0] if c):
+        # A table without a header gets an empty one and its rule: on the blank line above it and its
+        # top border, so each row keeps its own line (Flask's headerless table of route() parameters
+        # had every row cited a line late, "rule" on the line of "endpoint").
+        t.starts, above = [k + 1 for k in t.starts], 1
+        out.pop()
+    table = _layout(t, end - i + above)
     if table is None:  # no room for its rows (a grid never closed): its lines as text, one for one
+        if above:  # (and the blank line above stays one)
+            out.append("")
+            above = 0
         table = ["" if _GRID_BORDER.match(x) or _SIMPLE_BORDER.match(x) else inline(x.strip()) for x in lines[i:end]]
     elif table and table[-1].startswith("|"):
         # The last row's other lines and the bottom border are rule rows too, so the table, and a
@@ -700,8 +711,8 @@ def _read_table(lines: Sequence[str], i: int, out: list[str], grid: bool) -> int
         # line 638 alone, its text running on to 646).
         rule = next((x for x in table if _PIPE_RULE.fullmatch(x)), None)
         if rule is not None:
-            table = table + [rule] * (end - i - len(table))
-    _place(out, table, end - i)
+            table = table + [rule] * (end - i + above - len(table))
+    _place(out, table, end - i + above)
     return end
 
 

@@ -122,7 +122,8 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 50: rst: a Sphinx description's later paragraphs stay in its item (Flask's "Default: ``None``" under
 # MAX_CONTENT_LENGTH); a tab's label opens its text ("Bash:" over the command for Bash)
 # 51: a paragraph inside a list item is shown two spaces in (Flask's "Default: `None`" under its key)
-# 52: rst: a grid or simple table's last row runs to its bottom border (its citation named its first line alone)
+# 52: rst: a grid or simple table's last row runs to its bottom border (its citation named its first line alone);
+# one without a header row has its empty header on the blank line above (each row was cited a line late)
 CHUNKER_VERSION = 52
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
