@@ -1276,6 +1276,21 @@ def test_code_between_two_paragraphs_of_an_item_has_the_items_words_as_context()
     assert lexical["```\n$ make\n```"] == pytest.approx(1 / 8)
 
 
+def test_a_question_the_page_asks_does_not_lead_an_answer():
+    # Flask's deferred callbacks: "What happens if you want to modify the response at a point where the
+    # response does not exist yet?" was the quote for how to change one request's response.
+    def unit(n, i, text, score):
+        return ex_mod.Scored(ex_mod.Unit(n, i, text, text, "sentence"), score, score, frozenset({"respons"}))
+    scored = [unit(2, 0, "What if you want to modify the response before it exists?", 0.60),
+              unit(1, 0, "Use after_this_request to modify the response.", 0.50),
+              unit(2, 1, "Nothing answers it here.", 0.05)]
+    out = ex_mod.compose(scored, 0.1, strongest=2)
+    # 0.50 is within LEAD (0.8 x 0.60 = 0.48) of the question, which would lead (and with TOP_CHUNK too)
+    assert out.text == "“Use after_this_request to modify the response.” [1]"
+    # With nothing near it that asks nothing, the question still leads (it is the page's best match).
+    assert ex_mod.compose([scored[0], scored[2]], 0.1, strongest=2).text.startswith("“What if you want")
+
+
 def test_what_a_name_defaults_to_is_quoted_from_the_line_of_its_entry_that_says_so():
     # Flask's config reference: "What is the default value of PERMANENT_SESSION_LIFETIME?" quoted the
     # entry's three sentences, and the fourth, "Default: `timedelta(days=31)`", was left out.

@@ -767,6 +767,12 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         return s.score + (TOP_CHUNK if s.unit.n == strongest else 0.0)
     ranked = sorted(scored, key=lambda s: (-chosen(s), -s.unit.n, s.unit.i))
     best = next(s for s in ranked if s.score >= min_score)
+    if best.unit.kind == "sentence" and best.unit.text.rstrip().endswith(("?", "？")):
+        # A question the page asks is no answer to it: a unit near the best that asks nothing leads
+        # (Flask's "What happens if you want to modify the response at a point where the response
+        # does not exist yet?" was the quote for how to modify one request's response).
+        best = next((s for s in ranked if s.score >= LEAD * best.score and s.score >= min_score
+                     and not (s.unit.kind == "sentence" and s.unit.text.rstrip().endswith(("?", "？")))), best)
     if focus and not best.terms & focus:
         # A follow-up asks for what it adds ("and fastapi run?" after "fastapi dev"): in the
         # chunk chosen, a unit that holds none of its new words answers the last question again.
