@@ -191,6 +191,9 @@ def _item_marks(block: str) -> dict[int, int]:
     return marks
 
 
+_FENCE_RUN = re.compile(r"(`{3,}|~{3,})(.*)")
+
+
 def chunk_units(n: int, text: str) -> list[Unit]:
     blocks: list[str] = []
     current: list[str] = []
@@ -203,16 +206,18 @@ def chunk_units(n: int, text: str) -> list[Unit]:
             continue
         current.append(line)
         s = line.strip()
-        if s.startswith(("```", "~~~")):
-            if fence is not None and s.startswith(fence):
-                # The text right after a closing fence is a block of its own, not the code's: the rst
-                # reader writes the fence on the blank line after code ("```" then "The particular
-                # order ..." in Python's graphlib page was quoted as code, or never as a sentence).
+        run = _FENCE_RUN.match(s)
+        if run:
+            if fence is None:
+                fence = run.group(1)
+            elif run.group(1)[0] == fence[0] and len(run.group(1)) >= len(fence) and not run.group(2).strip():
+                # A closing fence (as long as the opening one, with nothing after it: "```python" inside
+                # "````" shows a fence, it closes none).  The text right after it is a block of its own,
+                # not the code's: the rst reader writes the fence on the blank line after code ("```" then
+                # "The particular order ..." in Python's graphlib page was quoted as code).
                 blocks.append("\n".join(current))
                 current = []
                 fence = None
-            else:
-                fence = fence or s[:3]
     if current:
         blocks.append("\n".join(current))
     # Steps: the units of numbered-list blocks, one list across the blank lines of a loose list.

@@ -80,7 +80,7 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     for headings, blocks in pieces:
-        text = "\n\n".join(_shown(b) for b in blocks).strip()
+        text = "\n\n".join(_shown(b, blocks[0].item) for b in blocks).strip()
         if not text:
             continue
         if blocks[0].item:  # a chunk that starts inside a list item: what the item names heads it
@@ -296,11 +296,14 @@ def _split_paragraph(block: Block, budget: int) -> list[Block]:
     return out
 
 
-def _shown(block: Block) -> str:
+def _shown(block: Block, outside: str) -> str:
     """A block's text as the chunk shows it: a paragraph inside a list item
     goes two spaces in, as Markdown writes it, so the chunk still says whose
     it is (Flask's "Default: `None`" under "- `MAX_CONTENT_LENGTH`: ..."; at
-    the margin it read as a paragraph after the list)."""
-    if block.kind != "para" or not block.item or block.text[:1].isspace() or _LIST_ITEM.match(block.text):
+    the margin it read as a paragraph after the list).  Not one of the item
+    the chunk starts inside (``outside``): its line is in no chunk of it,
+    and its name heads the chunk instead."""
+    if block.kind != "para" or not block.item or block.item == outside or block.text[:1].isspace() \
+            or _LIST_ITEM.match(block.text):
         return block.text
     return "\n".join(f"  {line}" if line else line for line in block.text.split("\n"))

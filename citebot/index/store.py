@@ -124,7 +124,9 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 51: a paragraph inside a list item is shown two spaces in (Flask's "Default: `None`" under its key)
 # 52: rst: a grid or simple table's last row runs to its bottom border (its citation named its first line alone);
 # one without a header row has its empty header on the blank line above (each row was cited a line late)
-CHUNKER_VERSION = 52
+# 53: a paragraph of the item a chunk starts inside stays at the margin (the item's line is in no chunk of it;
+# its name heads the chunk)
+CHUNKER_VERSION = 53
 ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
 # dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
