@@ -134,24 +134,28 @@ def _table(lines: list[str]) -> list[tuple[str, str, str]]:
              "row") for r in rows[1:]]
 
 
-def _block_units(block: str) -> list[tuple[str, str, str, int | None]]:
+def _block_units(block: str) -> tuple[list[tuple[str, str, str, int | None]], dict[int, int]]:
     """(matched text, quoted text, kind, list item) of a block's units; the
-    item numbers the list items of the block (None: not in a list item)."""
+    item numbers the list items of the block (None: not in a list item).
+    With them, the indent of each item's mark, by its number."""
     lines = block.split("\n")
     if lines[0].strip().startswith(("```", "~~~")):
-        return [(block, block, "code", None)]
+        return [(block, block, "code", None)], {}
     if all(line.strip().startswith("|") for line in lines if line.strip()):
-        return [(*row, None) for row in _table([line for line in lines if line.strip()])]
+        return [(*row, None) for row in _table([line for line in lines if line.strip()])], {}
     items: list[list[str]] = []
     listed: list[bool] = []
     # A nested item belongs to the item above it: "* Generate a dict (using
     # `exclude_unset`)" and its "    * This way you can update only ..." are one thought.
     owner: list[int] = []
+    marks: dict[int, int] = {}
     top: int | None = None  # the indent of the block's outermost items
     for line in lines:
         starts = bool(_LIST_ITEM.match(line))
         if starts or not items:
             indent = len(line) - len(line.lstrip())
+            if starts:
+                marks[len(items)] = indent
             nested = starts and top is not None and indent > top and any(listed)
             if starts and not nested:
                 top = indent if top is None else min(top, indent)
@@ -174,21 +178,7 @@ def _block_units(block: str) -> list[tuple[str, str, str, int | None]]:
             if not _ENUMERATOR.match(s):
                 s = _BULLET.sub("", s)
                 out.append((s, s, "sentence", owner[k] if listed[k] else None))
-    return out
-
-
-def _item_marks(block: str) -> dict[int, int]:
-    """The indent of each list item's mark in a block, by its index as
-    ``_block_units`` counts items (a line that starts one, or the first)."""
-    marks: dict[int, int] = {}
-    count = 0
-    for line in block.split("\n"):
-        starts = bool(_LIST_ITEM.match(line))
-        if starts or not count:
-            if starts:
-                marks[count] = len(line) - len(line.lstrip())
-            count += 1
-    return marks
+    return out, marks
 
 
 _FENCE_RUN = re.compile(r"(`{3,}|~{3,})(.*)")
@@ -235,15 +225,14 @@ def chunk_units(n: int, text: str) -> list[Unit]:
             group = None
         elif group is None or _FIRST_STEP.match(block):
             group = b
-        units_ = _block_units(block)
-        if block.lstrip().startswith(("```", "~~~")):  # code ends no item (readers write it at the margin)
+        units_, marks = _block_units(block)
+        if units_ and units_[0][2] == "code":  # code ends no item (readers write it at the margin)
             found += [((t, q, k, None), group) for t, q, k, _ in units_]
             continue
         indent = len(block) - len(block.lstrip(" "))
         while open_ and open_[-1][0] >= indent:  # a block at or left of an item's mark closes it
             open_.pop()
         under = open_[-1][1] if open_ and indent else None
-        marks = _item_marks(block)
         for t, q, k, item in units_:
             if item is None:
                 found.append(((t, q, k, under if k == "sentence" else None), group))
@@ -648,6 +637,11 @@ _GIVES_DEFAULT = re.compile(r"^(?:[-*+]\s+)?(?:Default(?:s| value)?\b|By default
                             r"|默认|預設|默認", re.I)
 
 
+def _is_question(unit: Unit) -> bool:
+    """Whether a unit is a sentence that asks (a question the page itself poses)."""
+    return unit.kind == "sentence" and unit.text.rstrip().endswith(("?", "？"))
+
+
 def asks_default(question: str) -> bool:
     """Whether the question asks what something defaults to."""
     return bool(_ASKS_DEFAULT.search(question))
@@ -772,12 +766,12 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         return s.score + (TOP_CHUNK if s.unit.n == strongest else 0.0)
     ranked = sorted(scored, key=lambda s: (-chosen(s), -s.unit.n, s.unit.i))
     best = next(s for s in ranked if s.score >= min_score)
-    if best.unit.kind == "sentence" and best.unit.text.rstrip().endswith(("?", "？")):
+    if _is_question(best.unit):
         # A question the page asks is no answer to it: a unit near the best that asks nothing leads
         # (Flask's "What happens if you want to modify the response at a point where the response
         # does not exist yet?" was the quote for how to modify one request's response).
         best = next((s for s in ranked if s.score >= LEAD * best.score and s.score >= min_score
-                     and not (s.unit.kind == "sentence" and s.unit.text.rstrip().endswith(("?", "？")))), best)
+                     and not _is_question(s.unit)), best)
     if focus and not best.terms & focus:
         # A follow-up asks for what it adds ("and fastapi run?" after "fastapi dev"): in the
         # chunk chosen, a unit that holds none of its new words answers the last question again.

@@ -699,24 +699,17 @@ def _read_table(lines: Sequence[str], i: int, out: list[str], grid: bool) -> int
         # had every row cited a line late, "rule" on the line of "endpoint").
         t.starts, above = [k + 1 for k in t.starts], 1
         out.pop()
-    table = _layout(t, end - i + above)
+    # (The last row's other lines and the bottom border are rule rows too, so the table, and a citation
+    # of its last row, runs to its last line: Flask's "**options" row was cited as line 638 alone, its
+    # text running on to 646.)
+    table = _layout(t, end - i + above, close=True)
     if table is None:  # no room for its rows (a grid never closed): its lines as text, one for one
         if above:  # (and the blank line above stays one)
             out.append("")
             above = 0
         table = ["" if _GRID_BORDER.match(x) or _SIMPLE_BORDER.match(x) else inline(x.strip()) for x in lines[i:end]]
-    elif table and table[-1].startswith("|"):
-        # The last row's other lines and the bottom border are rule rows too, so the table, and a
-        # citation of its last row, runs to its last line (Flask's "**options" row was cited as
-        # line 638 alone, its text running on to 646).
-        rule = next((x for x in table if _PIPE_RULE.fullmatch(x)), None)
-        if rule is not None:
-            table = table + [rule] * (end - i + above - len(table))
     _place(out, table, end - i + above)
     return end
-
-
-_PIPE_RULE = re.compile(r"\|(?:\s*:?-+:?\s*\|)+")
 
 
 def _bold(text: str) -> bool:
@@ -738,7 +731,7 @@ def table_lines(rows: list[list[str]], starts: list[int], head: int, taken: int)
     return out
 
 
-def _layout(t: _Table, taken: int) -> list[str] | None:
+def _layout(t: _Table, taken: int, close: bool = False) -> list[str] | None:
     """A table's Markdown lines, each row on the line its text starts on, so
     a citation names the source lines that hold it; the lines between (a
     row's other lines, borders) are rule rows, which keep the table one block
@@ -776,6 +769,8 @@ def _layout(t: _Table, taken: int) -> list[str] | None:
         while len(out) < want:
             out.append(fill)
         out.append(text)
+    if close and out and out[-1].startswith("|"):  # ``close``: rule rows to the table's last line
+        out += [rule] * (taken - len(out))
     return out if len(out) <= taken else None  # None: no room to place them (a table never closed)
 
 
