@@ -1381,3 +1381,27 @@ def test_a_neighbour_of_another_kind_joins_for_words_of_its_own_not_its_headings
                                      ("when does the stash expire?", False)])
 def test_a_question_asking_what_x_is_or_does(q, asks):
     assert ex_mod.asks_definition(q) is asks
+
+
+def test_a_how_to_question_is_led_by_the_sentence_that_says_what_to_do():
+    # Flask's "How do I run the development server in debug mode?" quoted "Development Server and
+    # Command Line Interface have more information about running the debugger and debug mode.", a
+    # pointer, over "To enable debug mode, use the `--debug` option." beside it.
+    def unit(n, i, text, score):
+        return ex_mod.Scored(ex_mod.Unit(n, i, text, text, "sentence"), score, score, frozenset({"debug"}))
+    scored = [unit(2, 0, "Other pages have more information about debug mode.", 0.80),
+              unit(1, 1, "You can easily validate debug output by eye.", 0.78),
+              unit(1, 0, "To enable debug mode, use the `--debug` option.", 0.76)]
+    # chosen: 0.80 + TOP_CHUNK 0.1 = 0.90 against 0.76 + INSTRUCTION 0.15 = 0.91 (the 0.78 is no
+    # instruction: "validate" tells what a thing allows, not what to do)
+    out = ex_mod.compose(scored, 0.1, strongest=2, steps=True, max_units=1)
+    assert out.text == "“To enable debug mode, use the `--debug` option.” [1]"
+    # A question that asks no procedure: the best unit leads, as before.
+    assert ex_mod.compose(scored, 0.1, strongest=2, max_units=1).text.startswith("“Other pages")
+    # What counts as saying what to do: the verb first (after "To X," or "If X,"), or "you can/need to" + verb.
+    says = [ex_mod.instructs(ex_mod.Unit(1, 0, t, t, "sentence")) for t in (
+        "Use the `--app` option.", "If you need to send form data, use the `data` parameter instead.",
+        "Fortunately, you can tell Celery to retry.", "You need to tell Waitress about your app.",
+        "你可以使用 `Depends`。", "Black prefers double quotes.", "Do you need to install it first?",
+        "you can easily validate a whole archive by email.")]
+    assert says == [True, True, True, True, True, False, False, False]

@@ -23,7 +23,7 @@ The answer quotes one to three *consecutive* units of the best unit's chunk
 whole list, up to ``MAX_STEPS``: half a procedure reads as all of it; a
 sentence of a list item brings the rest of its item before any neighbour)
 (choosing it, the units of the strongest chunk shown count ``TOP_CHUNK``
-more, and a follow-up's lead holds a word the follow-up adds when a unit of
+more, and for a how-to question a sentence that says what to do ``INSTRUCTION`` more, and a follow-up's lead holds a word the follow-up adds when a unit of
 the same chunk within ``LEAD`` does; a neighbour joins when it is itself about
 the question; a question asking what X is or does is led by the entry
 that defines X, "pop [<stash>]: Remove ...", within ``LEAD`` of the best, its
@@ -99,6 +99,31 @@ LEAD = 0.8  # a unit of the asked kind leads when it has this share of the best 
 # halves (0.05-0.3 tried, with SECOND 0.8-1.0).  Thresholds and the gate read
 # the units' own scores.
 TOP_CHUNK = 0.1
+# A how-to question is answered by a sentence that tells the asker what to do ("To enable debug
+# mode, use the `--debug` option.", "You need to tell Waitress about your application"), not by
+# one that points elsewhere ("... have more information about running the debugger and debug
+# mode.") or sets the scene.  Such a unit counts this much more when the lead is chosen (as
+# ``TOP_CHUNK``: it picks among units, no threshold reads it).
+INSTRUCTION = 0.15
+_DO = (r"(?:use|call|set|add|run|pass|import|create|install|declare|define|put|write|return|register|enable"
+       r"|disable|configure|start|type|make|change|replace|remove|wrap|mount|include|override|specify|provide"
+       r"|save|load|apply|upgrade|update|edit|tell|point|raise|attach|append|inherit|subclass|decorate|export"
+       r"|initiali[sz]e|open|click|select|choose|enter|follow|activate|deploy|build|generate|store|keep)\b")
+# The sentence opens with the verb ("Use the `--app` option", "To enable debug mode, use ..."), or
+# says the reader can or must do it ("you can tell Celery to ...", not "you can easily validate a
+# whole archive", which tells what a thing allows).
+_INSTRUCTS = re.compile(
+    r"^(?:(?:first|then|now|next|instead|alternatively|also|so|finally),?\s+)?(?:(?:to|if|when|once|after|before|for) \w[^,.]{0,80},\s*)?" + _DO
+    + r"|\byou (?:can|could|should|need to|have to|must|may)\s+(?:(?:just|also|simply|then|instead)\s+)?" + _DO
+    + r"|^(?:使用|用|调用|设置|添加|运行|导入|创建|安装|声明|定义|传入|传递|返回|注册|启用|配置|编写|覆盖|要)|你(?:可以|需要|应该|只需)",
+    re.I)
+
+
+def instructs(unit: Unit) -> bool:
+    """Whether a sentence tells the reader what to do (see ``INSTRUCTION``)."""
+    return unit.kind == "sentence" and not _is_question(unit) and bool(_INSTRUCTS.search(unit.text))
+
+
 # An unknown identifier refuses a question when it holds this share of the
 # question's idf mass (``unknown_identifier``).
 IDENT_SHARE = 0.3
@@ -763,7 +788,8 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
                                                       f"(best {top.score:.2f} < min_answer_score {min_score})")
 
     def chosen(s: Scored) -> float:
-        return s.score + (TOP_CHUNK if s.unit.n == strongest else 0.0)
+        return (s.score + (TOP_CHUNK if s.unit.n == strongest else 0.0)
+                + (INSTRUCTION if steps and instructs(s.unit) else 0.0))
     ranked = sorted(scored, key=lambda s: (-chosen(s), -s.unit.n, s.unit.i))
     best = next(s for s in ranked if s.score >= min_score)
     if _is_question(best.unit):
