@@ -221,12 +221,13 @@ def test_html_table_overlapping_spans_and_rowspan_zero(tmp_path):
 
 def test_a_link_reference_definition_never_reads_as_text(tmp_path):
     # "[//]: # (...)" is how Markdown writes a comment: it never renders, and was quoted as an answer.
+    # A shortcut link ("[the docs]") reads as its text where a definition names it.
     write(tmp_path / "c.md", "# Guide\n\nThe guide explains returns.\n\n[//]: # (internal: the backup code is "
                              "pitaya2)\n[comment]: <> (internal: pin pitaya3)\n\nSee [the docs].\n\n"
                              "[the docs]: https://example.com/docs \"Docs\"\n\nA line\n[x]: y continues it.\n")
     blocks = documents.load(tmp_path / "c.md", "c.md").blocks
     assert [(b.text, b.start) for b in blocks[1:]] == [
-        ("The guide explains returns.", 3), ("See [the docs].", 8), ("A line\n[x]: y continues it.", 12)]
+        ("The guide explains returns.", 3), ("See the docs.", 8), ("A line\n[x]: y continues it.", 12)]
 
 
 
@@ -367,3 +368,40 @@ def test_sphinx_sidebars_topics_and_drawn_formulas_read_as_the_page_shows_them(t
     assert [b.text for b in documents.load(tmp_path / "s.html", "s.html").blocks] == [
         "Tip: Use send_task() to call a task by name.", "Quick Cheat Sheet:", "- T.delay()",
         "Forming the expression (2 + 2) + 16 = 20 in the worker."]
+
+
+def test_myst_directives_read_as_the_sphinx_page_shows_them():
+    # Black's docs (MyST): "```{note}" was quoted as a code block without its label, a toctree's YAML
+    # was a chunk of its own, and "{doc}`... <license>`" reached an answer as written.
+    lines = ["(labels/setup)=", "```{toctree}", "---", "maxdepth: 2", "---", "a", "```",  # 0-6
+             "```{note}", "Read {doc}`the license <license>` or call {py:func}`black.format_str`.", "```",  # 7-9
+             ":::{warning}", ":class: dropdown", "Never as root.", ":::",  # 10-13
+             "````{tip}", "Install it:", "", "```bash", "pip install black", "```", "````",  # 14-20
+             "```{code-block} python", ":caption: app.py", "", "print(1)", "```",  # 21-25
+             "```{admonition} Black is stable!", "```", "```{include} ../CHANGES.md", "```",  # 26-29
+             "```{python}", "x = 1", "```", "```{versionadded} 24.1", "The flag.", "```"]  # 30-35
+    out = markdown.clean(lines)
+    assert len(out) == len(lines)  # line numbers keep pointing at the source
+    assert out[:7] == [""] * 7  # a target and a table of contents show no text
+    assert out[7:10] == ["", "Note: Read the license or call `black.format_str`.", ""]
+    assert out[10:14] == ["", "", "Warning: Never as root.", ""]  # its options are no text
+    # a directive's text is Markdown: a fence shorter than its own opens code in it
+    assert out[14:21] == ["", "Tip: Install it:", "", "```bash", "pip install black", "```", ""]
+    assert out[21:26] == ["app.py:", "", "```python", "print(1)", "```"]  # the caption over the code
+    assert out[26:30] == ["Black is stable!", "", "", ""]  # a title over nothing is the text; an include is not here
+    assert out[30:] == ["```python", "x = 1", "```", "", "New in version 24.1: The flag.", ""]  # Quarto's code cell
+    # What only looks like a role or a target is text: FastAPI's "`/items/{item_id}` and `PUT`" (code), "(a)=b".
+    text = ["See `/items/{item_id}` and `PUT`.", "See `{item_id}` and `PUT`.", "(a)=b"]
+    assert markdown.clean(text) == text
+
+
+def test_myst_tables_and_rst_read_as_the_rst_reader_reads_them(tmp_path):
+    write(tmp_path / "t.md", "# Sizes\n\n```{list-table} Sizes\n:header-rows: 1\n\n* - Size\n  - Width\n* - S\n"
+                             "  - 10\n```\n\n```{eval-rst}\n.. note:: From rst, with ``code``.\n```\n\n"
+                             "We use [mypyc] to compile.\n\n[mypyc]:\n  https://mypyc.example\n")
+    blocks = documents.load(tmp_path / "t.md", "t.md").blocks
+    assert [(b.kind, b.start, b.text) for b in blocks[1:]] == [
+        ("para", 3, "Sizes:"), ("table", 5, "| Size | Width |\n|---|---|\n| S | 10 |"),
+        ("para", 13, "Note: From rst, with `code`."),
+        # a definition whose URL stands on the line below is no text, and its shortcut link reads as its text
+        ("para", 16, "We use mypyc to compile.")]

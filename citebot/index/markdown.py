@@ -12,9 +12,15 @@ so citations keep pointing at the right source lines).
   ``{!> ../../docs_src/x.py!}``, ``--8<-- "file"``, mkdocstrings ``::: package.name``
   -> dropped (a code block that holds nothing but one is dropped whole)
 * a link reference definition (``[docs]: https://...``, and ``[//]: # (a note)``,
-  the usual way to write a comment in Markdown) -> dropped: it never renders;
-  a reference link (``[`Buffer`][]``, ``[the guide][guide]``) -> its text, and a
+  the usual way to write a comment in Markdown, and one whose URL stands on the line below)
+  -> dropped: it never renders; a reference link (``[`Buffer`][]``, ``[the guide][guide]``,
+  and ``[mypyc]`` where a definition names it) -> its text, and a
   backslash escape (``string\\[]``) -> its character, outside code spans;
+* MyST (Sphinx's Markdown): a directive fence (```` ```{note} ````, ``:::{tip}``) reads as the
+  rst reader reads its directive: an admonition as labelled text, ``{code-block} python`` as code
+  (its options gone, its caption over it), a ``list-table`` as a table, ``eval-rst`` as rst, and a
+  toctree, an include or a command's output as nothing; a role (``{doc}`the license <license>```)
+  as what it shows; a target line (``(labels/setup)=``) as nothing
 * HTML comments, ``<script>`` and ``<style>`` with their content -> dropped;
   ``<h2>Title</h2>`` on a line of its own -> ``## Title``; other tags -> their
   text (``<abbr title="...">ASGI</abbr>`` reads "ASGI"; ``<td>``, ``<br>`` and
@@ -32,8 +38,10 @@ from __future__ import annotations
 import html
 import re
 
+from citebot.index import rst
+
 _FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
-_FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
+_FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*$")  # (":::" closes a MyST directive it opened)
 _ANCHOR = re.compile(r"\s*\{\s*#[^{}]*\}\s*$")
 _ADMONITION = re.compile(r"^\s*(?:/{3,}|!!!|\?\?\?\+?)\s*([A-Za-z-]+)(?:\s*\|\s*(.*?)|\s+\"(.*?)\")?\s*$")
 # VitePress / VuePress containers: "::: danger Title" ... ":::".
@@ -63,6 +71,17 @@ _BLOCK = ("br|hr|img|div|p|table|thead|tbody|tfoot|tr|td|th|details|summary|ul|o
 _TAG_INLINE = re.compile(rf"</?(?:{_INLINE})(?:\s[^<>]*)?/?>", re.I)
 _TAG_BLOCK = re.compile(rf"</?(?:{_BLOCK})(?:\s[^<>]*)?/?>", re.I)
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+# MyST (Sphinx's Markdown): a directive is a fence whose info names it, "```{note}", ":::{tip} Title",
+# "```{code-block} python"; Quarto's "```{python}" is a code cell.  A role reads "{doc}`text <page>`",
+# a target "(labels/exit-code)=" on a line of its own.
+_MYST = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})\{([A-Za-z][\w.:-]*)\}[ \t]*(.*?)\s*$")
+_MYST_ROLE = re.compile(r"(?<![\w/{])\{(?:[\w.-]+:)*([\w.-]+)\}`((?:[^`\\]|\\.)+)`")
+_MYST_TARGET = re.compile(r"^\s*\([^()\s]+\)=\s*$")
+# Directives whose body is text a page shows, beyond rst's admonitions, versions and titled ones.
+_MYST_TEXT = {"admonition", "figure", "only", "glossary", "epigraph", "pull-quote", "highlights", "margin", "card",
+              "grid", "grid-item", "grid-item-card", "tab-set", "div", "container", "compound", "centered"}
+_MYST_DROPPED = {"literalinclude", "program-output", "command-output", "tableofcontents", "bibliography",
+                 "autosummary", "jupyter-execute"}
 
 
 def fence_open(line: str) -> str | None:
@@ -133,6 +152,14 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
     defining = False  # the line before was a link reference definition (another, or its title, may follow)
     title: str | None = None  # the closer of a definition's title still open on the lines below
     boundary = True  # the line before ended a block (a fence, a setext underline): a definition may start here
+    destination = False  # the line before was a definition's "[label]:" alone: its destination is this line
+    # MyST: the directives open around this line whose body is the page's text (opener, where its
+    # line is in ``out``, the label it set); a collected one's kind, name and argument; and whether
+    # its options (":class: tip" lines, or a "---" block) may still follow.
+    directives: list[tuple[str, int, str]] = []
+    myst: tuple[str, str, str] | None = None
+    options: str | None = None  # "start", "more" (after an option line) or "yaml" (inside a "---" block)
+    links = _defined(lines)
 
     def place_label_alone() -> None:
         nonlocal label
@@ -160,8 +187,8 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
         if fence is not None:
             fenced.append(line)
             if fence_closes(line, fence):
-                out.extend(_code_block(fenced, fence))
-                fence, fenced, boundary = None, [], True
+                out.extend(_myst_block(fenced, fence, *myst) if myst else _code_block(fenced, fence))
+                fence, fenced, boundary, myst = None, [], True, None
             continue
         if title is not None:  # a definition's title, still open: no text of the page
             out.append("")
@@ -172,11 +199,45 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             if hidden is not None or not line.strip():
                 out.append("")
                 continue
+        if options is not None:  # a directive's options, right under its opener, never shown
+            rule = line.strip() == "---"
+            if options == "yaml" or options == "start" and rule:  # options as YAML, between two "---"
+                options = None if options == "yaml" and rule else "yaml"
+                out.append("")
+                continue
+            options = "more" if rst._OPTION.match(line) else None
+            if options:
+                out.append("")
+                continue
+        if directives and fence_closes(line, directives[-1][0]):
+            _, at, opened = directives.pop()
+            if label and label == opened:  # a directive with no text under its label: the label is its text
+                out[at] = label.rstrip(": ")  # ("```{rubric} Footnotes")
+            label = ""
+            out.append("")
+            continue
+        d = _MYST.match(line)
+        if d:
+            place_label_alone()
+            kind, name, arg = _myst_kind(d.group(3), _reading(strip_html(d.group(4)), [], links))
+            if kind == "text":
+                label = _myst_label(name, arg)
+                directives.append((d.group(2), len(out), label))
+                options = "start"
+                out.append("")
+            else:
+                fence, fenced, myst = d.group(2), [line], (kind, name, arg)
+            continue
         opener = fence_open(line)
         if opener:
             place_label_alone()
             fence, fenced = opener, [line]
             continue
+        if destination:  # "[pre-commit-mutable-rev]:" and its URL on the line below
+            destination = False
+            if _DESTINATION.match(line):
+                out.append("")
+                continue
         # A definition cannot interrupt a paragraph (CommonMark): it starts a block, after a
         # blank or hidden line, a heading, a fence or another definition, in a quote or a list
         # item too ("[//]: # (internal: ...)" was quoted as an answer).
@@ -186,6 +247,10 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
         t = _TITLE_LINE.match(line) if was_defining and m is None else None
         defining = m is not None
         found = m or t
+        if found is None and (starts or was_defining) and _LINK_LABEL.match(_QUOTE_MARKS.sub("", line).lstrip()):
+            destination = defining = True
+            out.append("")
+            continue
         if found is not None:
             opened = found.group("open")
             title = _TITLE_CLOSER[opened] if opened else None
@@ -202,7 +267,7 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             label = _label(m.group(1), m.group(2))
             out.append("")
             continue
-        if _INCLUDE.match(line):
+        if _INCLUDE.match(line) or _MYST_TARGET.match(line):
             out.append("")
             continue
         m = _ADMONITION.match(line)
@@ -214,7 +279,7 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
         if h:
             out.append("#" * int(h.group(1)) + " " + " ".join(strip_html(h.group(2)).split()))
             continue
-        line = _reading(strip_html(line), out)
+        line = _reading(strip_html(line), out, links)
         if label and line.strip():
             if _TABLE_OR_LIST.match(line):
                 place_label_alone()
@@ -222,9 +287,93 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
                 indent = len(line) - len(line.lstrip())
                 line, label = line[:indent] + label + line[indent:], ""
         out.append(line)
-    if fence is not None:
-        out.extend(_code_block(fenced, fence))  # an unclosed block runs to the end, as written
+    if fence is not None:  # an unclosed block runs to the end, as written
+        out.extend(_myst_block(fenced, fence, *myst) if myst else _code_block(fenced, fence))
     return out
+
+
+_LINK_LABEL = re.compile(r"^ {0,3}\[(?!\^)(?:[^\]\\]|\\.)+\]:[ \t]*$")  # a definition's label, its URL below
+_DESTINATION = re.compile(r"""^[ \t]*(?:<[^<>]*>|\S+)(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^()]*\)))?[ \t]*$""")
+_LABEL_DEF = re.compile(r"^ {0,3}(?:> ?)*\[(?!\^)((?:[^\]\\]|\\.)+)\]:")
+
+
+def _defined(lines: list[str]) -> frozenset[str]:
+    """The labels a page's link reference definitions define, casefolded (a
+    shortcut link, "[mypyc]", reads as its text only where one does)."""
+    return frozenset(m.group(1).casefold() for line in lines if "]:" in line and (m := _LABEL_DEF.match(line)))
+
+
+def _myst_kind(directive: str, arg: str) -> tuple[str, str, str]:
+    """(kind, name, argument) of a MyST directive: "text" (its body reads as
+    the page's text, under a label), "code", "table", "rst" (``eval-rst``) or
+    "drop" (what the page shows is not there: a table of contents, an
+    include, a command's output)."""
+    name = directive.lower().rsplit(":", 1)[-1]  # "py:function": function
+    if name in rst._DROPPED or name in _MYST_DROPPED or name.startswith("auto"):
+        return "drop", name, arg
+    if name in ("list-table", "csv-table"):
+        return "table", name, arg
+    if name == "eval-rst":
+        return "rst", name, arg
+    if (name in rst._ADMONITIONS or name in rst._VERSIONS or name in rst._TITLED or name in rst._OBJECTS
+            or name in _MYST_TEXT):
+        return "text", name, arg
+    return "code", name, arg  # "```{code-block} python", Quarto's "```{python}", one citebot does not know
+
+
+def _myst_label(name: str, arg: str) -> str:
+    """The label a MyST directive's text opens with, as the rst reader writes it."""
+    if name in rst._ADMONITIONS:
+        return _label(rst._ADMONITIONS[name], arg or None)
+    if name in rst._VERSIONS:
+        version, _, text = arg.partition(" ")
+        return f"{rst._VERSIONS[name]} {version}: " + (f"{text} " if text else "")
+    if name in rst._OBJECTS:
+        return f"`{arg}`: " if arg else ""
+    return f"{arg.replace('**', '')}: " if arg and name in ("admonition", *rst._TITLED) else ""
+
+
+def _myst_block(lines: list[str], opener: str, kind: str, name: str, arg: str) -> list[str]:
+    """A MyST directive that is no text of the page, as the page shows it, a
+    line for each of its lines: nothing, code (its options gone, a caption
+    over it), a table, or reStructuredText read as such."""
+    n = len(lines)
+    closed = n > 1 and fence_closes(lines[-1], opener)
+    body = lines[1:-1] if closed else lines[1:]
+    j, options = 0, {}
+    if body and body[0].strip() == "---":  # options as YAML: "---" / "key: value" / "---"
+        end = next((k for k in range(1, len(body)) if body[k].strip() == "---"), None)
+        if end is not None:
+            for x in body[1:end]:
+                key, _, value = x.strip().partition(":")
+                options[key.strip()] = value.strip()
+            j = end + 1
+    while j < len(body) and rst._OPTION.match(body[j]):
+        key, _, value = body[j].strip()[1:].partition(":")
+        options[key] = value.strip()
+        j += 1
+    rest = body[j:]
+    if kind == "code":  # the fence goes on the line right above the code, a caption on the directive's
+        j += next((k for k, x in enumerate(rest) if x.strip()), len(rest))
+        rest = body[j:]
+    out = [""] * (1 + j)
+    if kind == "table":  # its title on the directive's line, its rows after the options
+        table = rst.table(name, arg, options, rest)
+        out[0], table = (table[0], table[1:]) if arg else ("", table)
+        out += table
+    elif kind == "rst":
+        out += rst.to_markdown(rest)
+    elif kind == "code":
+        lang = (arg.split()[0] if arg else "") if name in rst._CODE else name
+        indent = lines[0][:len(lines[0]) - len(lines[0].lstrip())]
+        run = opener if opener[0] != ":" else "`" * max(3, *(len(r) for x in rest for r in re.findall("`{3,}", x)))
+        if options.get("caption"):  # "app.py:" says where the code goes (a line of its own: an option's)
+            out[0] = f"{options['caption']}:"
+        out[j] = f"{indent}{run}{lang}"
+        out += rest + ([f"{indent}{run}"] if closed else [])
+    if len(out) > n:  # (no room for a table's rule: its lines as written)
+        return [""] * (1 + j) + rest + [""] * closed
+    return out + [""] * (n - len(out))  # (a dropped one: nothing)
 
 
 _QUOTE_MARKS = re.compile(r"^ {0,3}(?:> ?)+")  # "> " (and "> > ") opening a block quote's line
@@ -239,7 +388,7 @@ _DATA_IMAGE = re.compile(r"!\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?data:[^)\s
                          r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*\)""")
 
 
-def _reading(line: str, out: list[str]) -> str:
+def _reading(line: str, out: list[str], links: frozenset[str] = frozenset()) -> str:
     """A text line as it reads rendered: without block-quote marks, footnote
     marks or a definition's ":" (a quote read "> The archive keeps ... >
     After that"); a definition makes the term line before it end in ":", so
@@ -252,19 +401,26 @@ def _reading(line: str, out: list[str]) -> str:
         line = _DEFINITION.sub("", line)
         if out and out[-1].strip() and not out[-1].rstrip().endswith((":", ".", "?", "!")):
             out[-1] = out[-1].rstrip() + ":"
-    return _rendered_links(_FOOTNOTE_REF.sub("", line))
+    if "}`" in line:  # a MyST role: what it shows ("{doc}`the license <license>`" reads "the license")
+        # (not in code: "`/items/{item_id}` and `PUT`" holds none)
+        spans = [m.span() for m in _CODE_SPAN.finditer(line)]
+        line = _MYST_ROLE.sub(lambda m: m.group(0) if any(a <= m.start() < b for a, b in spans)
+                              else rst.role(m.group(1), m.group(2)), line)
+    return _rendered_links(_FOOTNOTE_REF.sub("", line), links)
 
 
 # "[`Uint8Array`][]", "[the docs][docs-link]": a reference link, whose page shows its text (the
 # definition is dropped); after a space or bracket, not after a word ("matrix[0][1]").
 _REF_LINK = re.compile(r"(?<![\w\])\\`])\[((?:[^\[\]`\\]|\\.|`[^`]*`)+)\]\[(?:[^\[\]\\]|\\.)*\]")
+_SHORTCUT = re.compile(r"(?<![\w\])\\`!])\[((?:[^\[\]`\\]|\\.|`[^`]*`)+)\](?![\[(:])")  # "[mypyc]", no (url) or [ref]
 # "\[", "\*": a backslash escape shows the character (CommonMark: ASCII punctuation)
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
-def _rendered_links(line: str) -> str:
+def _rendered_links(line: str, links: frozenset[str] = frozenset()) -> str:
     """Reference links as their text and escapes as their character, outside
-    code spans (a code span keeps what it says: `a[i][j]`, `\\n`)."""
+    code spans (a code span keeps what it says: `a[i][j]`, `\\n`); a
+    shortcut link ("[mypyc]") as its text where ``links`` holds its label."""
     if "[" not in line and "\\" not in line:
         return line
     spans = [m.span() for m in _CODE_SPAN.finditer(line)]
@@ -272,6 +428,9 @@ def _rendered_links(line: str) -> str:
     def outside(m: re.Match, keep: str) -> str:
         return m.group(0) if any(a <= m.start() < b for a, b in spans) else keep
     line = _REF_LINK.sub(lambda m: outside(m, m.group(1)), line)
+    if links:
+        spans = [m.span() for m in _CODE_SPAN.finditer(line)]
+        line = _SHORTCUT.sub(lambda m: outside(m, m.group(1)) if m.group(1).casefold() in links else m.group(0), line)
     spans = [m.span() for m in _CODE_SPAN.finditer(line)]
     return _ESCAPE.sub(lambda m: outside(m, m.group(1)), line)
 

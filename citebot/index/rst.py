@@ -119,8 +119,8 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def _role(m: re.Match) -> str:
-    name, content = m.group(1), m.group(2)
+def role(name: str, content: str) -> str:
+    """What a role (``:doc:`text <target>```, MyST's ``{doc}`target```) shows."""
     target = _TARGET.search(content)
     # "text <target>": the text is what shows; a literal role's "<task_id>" is a placeholder it shows
     if target and content[:target.start()].strip() and name not in _LITERAL_ROLES:
@@ -150,7 +150,7 @@ def inline(text: str) -> str:
 
 
 def _text(part: str) -> str:
-    roles = [_role(m) for m in _ROLE.finditer(part)]  # kept out of the rules below
+    roles = [role(m.group(1), m.group(2)) for m in _ROLE.finditer(part)]  # kept out of the rules below
     s = _ROLE.sub("\x00", part)
     s = _INLINE_TARGET.sub(r"\1", s)
     s = _REFERENCE.sub(_reference, s)
@@ -465,12 +465,7 @@ class _Reader:
             out.extend([""] * (end - after))
             return max(end, after)
         if kind in ("list-table", "csv-table"):
-            if kind == "list-table":
-                rows, head = _list_table(_dedent(body)), int(options.get("header-rows") or 0)
-            else:
-                header = _csv_table([options["header"]]) if "header" in options else []
-                rows, head = header + _csv_table(_dedent(body)), len(header)
-            _place(out, [f"{inline(arg)}:"] * bool(arg) + _pipe(rows, head), end - i)
+            _place(out, table(kind, arg, options, body), end - i)
             return end
         text = ""
         if kind in _OBJECTS:
@@ -558,6 +553,17 @@ def _fence(lines: Sequence[str], start: int, end: int, lang: str, out: list[str]
     out.extend(code)
     out.append("```")
     return end + 1
+
+
+def table(kind: str, arg: str, options: Mapping[str, str], body: Sequence[str]) -> list[str]:
+    """A ``list-table`` or ``csv-table`` as pipe-table lines, under its title
+    (MyST writes them as reStructuredText does, in a fence)."""
+    if kind == "list-table":
+        rows, head = _list_table(_dedent(body)), int(options.get("header-rows") or 0)
+    else:
+        header = _csv_table([options["header"]]) if "header" in options else []
+        rows, head = header + _csv_table(_dedent(body)), len(header)
+    return [f"{inline(arg)}:"] * bool(arg) + _pipe(rows, head)
 
 
 def _cells(text: str) -> str:
