@@ -1405,3 +1405,36 @@ def test_a_how_to_question_is_led_by_the_sentence_that_says_what_to_do():
         "你可以使用 `Depends`。", "Black prefers double quotes.", "Do you need to install it first?",
         "you can easily validate a whole archive by email.")]
     assert says == [True, True, True, True, True, False, False, False]
+
+
+def test_where_a_thing_keeps_its_files_is_answered_by_a_path():
+    # Black's docs: "Where does Black keep track of files it already formatted on Linux?" quoted "Black
+    # remembers files it has already formatted, ...", and the path was two lines below in the same chunk.
+    q = "Where does Black keep its cache of formatted files on Linux?"
+    path = ex_mod.answer_type(q)
+    assert path is not None and path is ex_mod.answer_type("缓存文件保存在哪里？")
+    assert [ex_mod.holds(path, t) for t in ("Linux: `~/.cache/black/cache.pickle`", "Windows: `C:\\Users\\me`",
+                                            "set `$XDG_CONFIG_HOME/black`", "see https://example.com/docs",
+                                            "read and/or write")] == [True, True, True, False, False]
+    # a where that asks for no file, folder or path asks for no path
+    assert ex_mod.answer_type("Where do # fmt: off and # fmt: on have to be placed?") is None
+    ctx = answer_ctx.Context([hit(1, "Black keeps the cache of formatted files on Linux for speed. "
+                                     "Linux: `~/.cache/black/cache.pickle`")])
+    # black, keep, cach, format, file, linux: 6/6 = 1.0 against the path's linux, cach, black 3/6 + 0.15 (a
+    # path) = 0.65, not within LEAD: the sentence that answers it all leads
+    assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1, max_sentences=1).text.startswith("“Black keeps")
+    ctx = answer_ctx.Context([hit(1, "Black keeps a cache of formatted files. On Linux: `~/.cache/black/x.pickle`",
+                                  title="Where Black keeps its cache files")])
+    # 5/6 = 0.83 against 3/6 + keep, file of the title at half (1/6) + 0.15 = 0.82, within LEAD: the path leads
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1, max_sentences=1)
+    assert ex.text == "“On Linux: `~/.cache/black/x.pickle`” [1]"
+
+
+def test_what_port_asks_for_a_number():
+    # Black's "What port does blackd listen on by default?" was answered "You can start the server on the
+    # default port, ...", which names none.
+    assert ex_mod.asks_quantity("What port does blackd listen on by default?")
+    assert ex_mod.asks_quantity("which is the default port?") and not ex_mod.asks_quantity("what ports are open?")
+    q = "What port does blackd listen on by default?"
+    ctx = answer_ctx.Context([hit(1, "You can start blackd on the default port by running blackd.")])
+    assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1).text == REFUSAL

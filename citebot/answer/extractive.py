@@ -324,9 +324,16 @@ ANSWER_TYPES = [
                 r"(?-i:\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b)"
                 r"|\b(?:1[89]|20)\d\d\b|\d{4}-\d\d-\d\d|\d+\s*年|\d+\s*月", re.I)),
     (re.compile(r"\bhow many\b|\bhow big\b|\bhow large\b"
-                r"|\bwhat(?:['’]s| is)?(?: the)? (?:number|size|limit|maximum|minimum)\b"
+                r"|\b(?:what|which)(?:['’]s| is)?(?: the)?(?: default)? (?:number|size|limit|maximum|minimum|port)\b"
                 r"|多少|几个|多大", re.I),
      re.compile(r"\d")),
+    # "where does it keep / store / look for files?" is answered by a path ("Linux: `~/.cache/black/...`"),
+    # not by the sentence that says it keeps them.
+    (re.compile(r"\bwhere\b.*\b(?:files?|director(?:y|ies)|folders?|paths?|stored?|stores|kept|keeps?|saved?|saves"
+                r"|cached?|caches|logs?|config(?:uration)?s?|installed|located|lives?)\b"
+                r"|(?:哪里|哪儿|在哪).*(?:文件|目录|路径|保存|存储|缓存|日志|配置)|(?:文件|目录|路径|缓存|日志|配置).*(?:哪里|哪儿|在哪)",
+                re.I),
+     re.compile(r"(?:^|[\s`'\"(])(?:~|\.{1,2}|[A-Za-z]:|\$\w+|%\w+%)?[/\\][\w.<>$%{}-]+")),
 ]
 
 
@@ -335,7 +342,8 @@ ANSWER_TYPES = [
 # counted: "a maximum size limit", "the threadpool").  Topic words ("price",
 # "cost") do not ask: "does the price match work on Black Friday?" is yes/no.
 _ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large)\b"
-                            r"|\bwhat(?:['’]s| is)?(?: the)? (?:number|size|limit|maximum|minimum)\b"
+                            r"|\b(?:what|which)(?:['’]s| is)?(?: the)?(?: default)? (?:number|size|limit|maximum"
+                            r"|minimum|port)\b"
                             r"|多少|几个|多大|多久|多长|কত"
                             # the same cues in the other languages of translated docs (a Japanese or Korean
                             # "how many" question the docs cannot answer was answered with a number-less quote)
