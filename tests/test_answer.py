@@ -1438,3 +1438,19 @@ def test_what_port_asks_for_a_number():
     q = "What port does blackd listen on by default?"
     ctx = answer_ctx.Context([hit(1, "You can start blackd on the default port by running blackd.")])
     assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1).text == REFUSAL
+
+
+def test_the_section_a_name_heads_counts_as_the_strongest_chunk_when_it_is_one():
+    # Black: "What does --skip-magic-trailing-comma do?" quoted blackd's header "`X-Skip-Magic-Trailing-Comma`:
+    # corresponds to the `--skip-magic-trailing-comma` command line flag." (0.91), while the section headed
+    # `-C, --skip-magic-trailing-comma`, fused first, scored 0.67: short of LEAD (0.8 x 0.91 = 0.73) alone,
+    # within it with TOP_CHUNK (0.77), as every unit of the strongest chunk is when the lead is chosen.
+    def unit(n, i, text, score, opens=False):
+        return ex_mod.Scored(ex_mod.Unit(n, i, text, text, "sentence"), score, score, frozenset({"skip"}), opens=opens)
+    scored = [unit(1, 0, "`X-Skip`: corresponds to the --skip flag.", 0.91),
+              unit(2, 0, "By default, Black keeps trailing commas.", 0.67, opens=True),
+              unit(2, 1, "If this option is given, they are ignored.", 0.66)]
+    out = ex_mod.compose(scored, 0.1, strongest=2)
+    assert out.text == "“By default, Black keeps trailing commas. If this option is given, they are ignored.” [2]"
+    # The same section shown as a weaker chunk: the best unit leads.
+    assert ex_mod.compose(scored, 0.1, strongest=1).text.startswith("“`X-Skip`")

@@ -818,8 +818,10 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # ... and else the section X heads, from its start ("Default: "json"." under `task_serializer`,
         # whose own sentences the cosine ranks low), when some unit of it is near the best.  After the
         # entry: a chunk that starts inside X's entry is headed by X too ("Changed in version 3.10: ...",
-        # the rest of asyncio.wait_for's entry), and the entry is where X is defined.
-        strength = {n: max(s.score for s in ranked if s.unit.n == n) for n in {s.unit.n for s in ranked if s.opens}}
+        # the rest of asyncio.wait_for's entry), and the entry is where X is defined.  Its strength is
+        # weighed as the lead is: the strongest chunk's with TOP_CHUNK (Black's section headed
+        # `-C, --skip-magic-trailing-comma`, fused first, lost to blackd's header that names the flag).
+        strength = {n: max(chosen(s) for s in ranked if s.unit.n == n) for n in {s.unit.n for s in ranked if s.opens}}
         best = next((s for s in ranked if s.opens and s.score >= min_score
                      and strength[s.unit.n] >= LEAD * best.score), best)
     if kind is not None and not holds(kind, best.unit.text):
