@@ -250,3 +250,22 @@ def test_a_paragraph_inside_a_list_item_is_shown_two_spaces_in(tmp_path):
     (chunk,) = chunker.chunk_document(load(tmp_path, text, "c.md"), budget=200)
     assert chunk.text == ("- `MAX_CONTENT_LENGTH`: Don't read more bytes.\n\n  Default: `None`\n\n  - a nested item\n\n"
                           "After the list.")
+
+
+def test_an_oversized_list_is_cut_before_an_item_not_inside_one(tmp_path):
+    # Black's blackd headers: a chunk ended "... optionally prefixed with `py`." and the next began "For
+    # example, to request code compatible with Python 3.5 and 3.6, set the header to ...", never saying
+    # which header.  Every piece now starts with an item when one lies past half the budget.
+    items = [f"- `X-Header-{i}`: corresponds to flag {i}. If present, it does thing {i} to the code."
+             for i in range(8)]
+    chunks = chunker.chunk_document(load(tmp_path, "# Protocol\n\n" + "\n".join(items) + "\n", "p.md"), budget=50)
+    assert len(chunks) > 2
+    for c in chunks:
+        assert c.text.startswith("- `X-Header-") and c.text.endswith("to the code."), c.text
+    # one item over the budget is still cut by sentences (nothing else to cut at)
+    long = "- `X-Long`: " + " ".join(f"Sentence {i} says a few words here." for i in range(30))
+    pieces = chunker.chunk_document(load(tmp_path, "# P\n\n" + long + "\n", "q.md"), budget=50)
+    assert len(pieces) > 1 and pieces[1].text.startswith("Sentence")
+    # ... and a short item before it is no piece of its own (it holds less than half the budget)
+    pieces = chunker.chunk_document(load(tmp_path, "# P\n\n- `X-Short`: one.\n" + long + "\n", "r.md"), budget=50)
+    assert pieces[0].text.startswith("- `X-Short`: one.\n- `X-Long`: Sentence 0")

@@ -255,13 +255,21 @@ def _split_paragraph(block: Block, budget: int) -> list[Block]:
     if text[pos:].strip():
         spans.append((pos, len(text)))
     pieces: list[tuple[int, int]] = []
-    group: tuple[int, int] | None = None
-    cost = 0
+    group: list[tuple[int, int, int]] = []  # the piece being packed: its sentences, with their tokens
     for a, b in spans:
         c = tokens.count(text[a:b])
-        if group and cost + c > budget:
-            pieces.append(group)
-            group, cost = None, 0
+        if group and sum(x[2] for x in group) + c > budget:
+            # A full piece ends before the last list item it opens, when what comes before holds half the
+            # budget: an item cut in two loses its name (Black's "For example, to request code that is
+            # compatible with Python 3.5 and 3.6, set the header to ..." began a chunk, and never said
+            # which header).
+            k = next((k for k in range(len(group) - 1, 0, -1) if _opens_item(text, group[k][0])
+                      and sum(x[2] for x in group[:k]) >= budget / 2), len(group))
+            pieces.append((group[0][0], group[k - 1][1]))
+            group = group[k:]
+            if group and sum(x[2] for x in group) + c > budget:
+                pieces.append((group[0][0], group[-1][1]))
+                group = []
         if c > budget:  # one giant "sentence": cut by tokens, at a space where the window has one
             at = end = a
             for w in tokens.windows(text[a:b], budget)[:-1]:
@@ -270,10 +278,9 @@ def _split_paragraph(block: Block, budget: int) -> list[Block]:
                 pieces.append((at, cut))
                 at = cut
             a, c = at, tokens.count(text[at:b])
-        group = (group[0], b) if group else (a, b)
-        cost += c
+        group.append((a, b, c))
     if group:
-        pieces.append(group)
+        pieces.append((group[0][0], group[-1][1]))
     # Line numbers per piece when the text keeps the source's line breaks
     # (Markdown) or says where each line began (a PDF paragraph); otherwise
     # (HTML text joined) the block's range.
@@ -294,6 +301,12 @@ def _split_paragraph(block: Block, budget: int) -> list[Block]:
         last = first + piece.count("\n") if exact else block.end
         out.append(replace(block, text=piece, start=first, end=last))
     return out
+
+
+def _opens_item(text: str, at: int) -> bool:
+    """Whether the sentence at offset ``at`` opens a list item ("- `X-Diff`: ..." on a line of its own)."""
+    line = text.rfind("\n", 0, at) + 1
+    return not text[line:at].strip() and _LIST_ITEM.match(text, line) is not None
 
 
 def _shown(block: Block, outside: str) -> str:
