@@ -378,9 +378,14 @@ def test_a_list_item_is_quoted_with_the_rest_of_its_item_first():
     ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3, max_sentences=3)
     assert ex.text == "“`allow_methods` - HTTP methods that are allowed in requests. Defaults to `['GET']`.” [1]"
     q = "which http methods are allowed in requests, and can every origin be allowed?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3, max_sentences=4)
+    # Two items quoted together are a line each (they ran into one sentence); the one before the lead's comes
+    # whole, from its name (its second sentence alone, "You can use `['*']` ...", named no parameter) ...
+    assert ex.text.startswith("“- `allow_origins` - Origins that may make requests. You can use `['*']` to allow "
+                              "every origin.\n- `allow_methods` - HTTP methods that")
+    # ... or not at all when it does not fit
     ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3, max_sentences=3)
-    # Two items quoted together are a line each (they ran into one sentence).
-    assert ex.text.startswith("“- You can use `['*']` to allow every origin.\n- `allow_methods` - HTTP methods that")
+    assert ex.text.startswith("“`allow_methods` - HTTP methods that are allowed in requests. Defaults to")
 
 
 def test_a_second_quote_must_add_more_than_a_chinese_question_word():
@@ -1454,3 +1459,17 @@ def test_the_section_a_name_heads_counts_as_the_strongest_chunk_when_it_is_one()
     assert out.text == "“By default, Black keeps trailing commas. If this option is given, they are ignored.” [2]"
     # The same section shown as a weaker chunk: the best unit leads.
     assert ex_mod.compose(scored, 0.1, strongest=1).text.startswith("“`X-Skip`")
+
+
+def test_a_quote_never_starts_inside_another_list_item():
+    # Black's blackd statuses: "And if the code has a syntax error?" was answered "- The response body
+    # contains the blackened Python code, ...", the second sentence of the HTTP 200 item, then the 400's:
+    # cut from its "`HTTP 200`:" the tail read as the 400's.  A unit of another item joins before the
+    # quote only as that item's first.
+    text = ("- `HTTP 200`: If the input had to be reformatted. The response body contains the reformatted code.\n"
+            "- `HTTP 400`: If the input holds a syntax error. The response body holds the error message.")
+    ctx = answer_ctx.Context([hit(1, text)])
+    q = "which status when the code holds a syntax error?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    assert ex.text.startswith("“`HTTP 400`: If the input holds a syntax error."), ex.text
+    assert "reformatted code" not in ex.text

@@ -550,6 +550,12 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
         `Response` ...", where the docs had a code block citebot cannot show)."""
         return j in chunk and chunk[j].unit.kind == "sentence" and bool(ASIDE.match(chunk[j].unit.text))
 
+    def opening(j: int) -> int:
+        """The first unit of the list item unit j is part of (j when it is in none)."""
+        while same[j].unit.item is not None and j - 1 in same and same[j - 1].unit.item == same[j].unit.item:
+            j -= 1
+        return j
+
     def joins(j: int) -> bool:
         if not same[j].lexical >= NEIGHBOUR * best.lexical > 0:
             return False
@@ -562,6 +568,11 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
         # A sentence of another list item (another parameter) joins only for a question term the quote
         # lacks: "Defaults to `[]`." of expose_headers read as max_age's default beside "Defaults to `600`".
         if item is not None and same[j].unit.item != item:
+            # ... and before the quote only with the rest of its item, from its first unit: Black's "And
+            # if the code has a syntax error?" began "- The response body contains the blackened Python
+            # code, ...", the tail of the HTTP 200 item, which then read as the 400's.
+            if j < lo and hi - opening(j) + 1 > limit:
+                return False
             return bool(_own_terms(same[j]) - set().union(*(set(same[i].terms) for i in range(lo, hi + 1))))
         return True
     while hi - lo + 1 < limit and best.unit.kind != "code":
@@ -570,7 +581,7 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
         if not nxt:
             break
         j = max(nxt, key=lambda j: same[j].lexical)
-        lo, hi = min(lo, j), max(hi, j)
+        lo, hi = min(lo, opening(j) if j < lo and same[j].unit.item != item else j), max(hi, j)
     quote = [same[j].unit for j in range(lo, hi + 1)]
     # A sentence cut by the code it runs into ("... in the defining scope, so that" + the example +
     # "will print 5.") brings the code as one ending in ":" does.
