@@ -165,7 +165,9 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
     for label, items in (("added", report.added), ("changed", report.changed), ("removed", report.removed)):
         empty = set(report.empty)  # named even in a long list: nothing of them can be found
         for rel in items if args.verbose or len(items) <= 20 else [r for r in items if r in empty]:
-            print(f"{label:8} {safe_name(rel)}" + ("  (no text to search)" if rel in empty else ""))
+            named = ", ".join(safe_name(x) for x in report.included.get(rel, []))
+            print(f"{label:8} {safe_name(rel)}" + (f"  (no text to search{'; it includes ' + named if named else ''})"
+                                                   if rel in empty else ""))
     print(report.summary())
     print(f"index: {cfg.index}" if cfg.backend == "local" else
           f"index: Milvus collection {cfg.milvus_collection} at {safe_line(cfg.milvus_uri)}")

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from citebot.index import documents
 from citebot.index.build import ingest
 from citebot.index.local import LocalIndex
 from citebot.index.store import IndexError_, open_index
@@ -385,6 +386,7 @@ def test_a_file_that_holds_no_text_to_search_is_named_so(tmp_path, cfg, counting
     write(tmp_path / "LICENSE.txt", "BSD-3-Clause\n")
     report = ingest(folder, cfg, embedder=counting)
     assert report.added == ["a.md", "license.rst"] and report.empty == ["license.rst"]
+    assert report.included == {"license.rst": ["../../LICENSE.txt"]}  # what it would have shown
     again = ingest(folder, cfg, embedder=counting)  # unchanged: not read again, so not named again
     assert again.empty == [] and again.unchanged == 2
     # ingest.py says so beside its name
@@ -392,4 +394,10 @@ def test_a_file_that_holds_no_text_to_search_is_named_so(tmp_path, cfg, counting
                        capture_output=True, text=True, timeout=300,
                        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CITEBOT_EMBED_MODEL": "packaged"})
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[:2] == ["added    a.md", "added    license.rst  (no text to search)"]
+    assert r.stdout.splitlines()[:2] == ["added    a.md",
+                                         "added    license.rst  (no text to search; it includes ../../LICENSE.txt)"]
+    # what a page says it includes, in each markup (Black's change_log.md is one MyST include)
+    assert documents.includes(b"```{include} ../CHANGES.md\n```\n\n.. include:: a.rst\n.. literalinclude:: b.py\n"
+                              b'--8<-- "c.md"\n{* ../docs_src/d.py hl[3] *}\n{!> e.md!}\ninclude::f.adoc[]\n'
+                              b"Text that includes nothing.\n") == ["../CHANGES.md", "a.rst", "b.py", "c.md",
+                                                                     "../docs_src/d.py", "e.md", "f.adoc"]

@@ -57,6 +57,7 @@ class Report:
     # read this run and holding no text to search (a page of a title and an include from outside
     # the folder: Flask's license.rst was "added" and never found)
     empty: list[str] = field(default_factory=list)
+    included: dict[str, list[str]] = field(default_factory=dict)  # what an empty one says it includes
     chunks: int = 0
     embedded: int = 0
     reused: int = 0
@@ -304,6 +305,8 @@ def _read_files(folder: Path, cfg: Config, prev: _Previous, report: Report, path
             (report.changed if known else report.added).append(rel)
             if not doc_chunks:
                 report.empty.append(rel)
+                if named := documents.includes(data):  # (a file outside the folder is not read)
+                    report.included[rel] = named
         sources[rel] = {"sha1": digest, "chunks": len(doc_chunks)}
         chunks.extend(doc_chunks)
         progress.chunks(len(chunks))

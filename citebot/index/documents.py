@@ -1593,6 +1593,24 @@ def file_type(path: Path) -> str:
     return next((s for s in rst.SUFFIXES if name.endswith((f"{s}.inc", f"{s}.txt"))), path.suffix.lower())
 
 
+# What a page's text may come from elsewhere by: rst's include and literalinclude, MyST's fenced ones,
+# MkDocs' snippets ("--8<--"), FastAPI's "{* x.py *}" and "{!x.md!}", AsciiDoc's include::.
+_INCLUDES = [re.compile(p) for p in (
+    r"^\s*\.\.\s+(?:literal)?include::\s+(\S+)", r"^\s*(?:`{3,}|:{3,})\{(?:literal)?include\}\s+(\S+)",
+    r"^\s*--8<--\s+[\"']([^\"']+)", r"\{\*\s*(\S+)[^*]*\*\}", r"\{!>?\s*([^!\s]+)\s*!\}", r"^include::([^\[\s]+)\[")]
+
+
+def includes(data: bytes) -> list[str]:
+    """The files a page says it includes (what an empty page's text would have
+    been: Black's change_log.md is one ```{include} ../CHANGES.md```)."""
+    try:
+        _, lines, _ = _text_of(data)
+    except UnreadableDocument:
+        return []
+    found = [m.group(1) for line in lines for p in _INCLUDES if (m := p.search(line))]
+    return list(dict.fromkeys(found))
+
+
 def load(path: Path, rel: str, data: bytes | None = None) -> Document:
     """``data``: the file's bytes when the caller read them (an ingest hashes the
     very bytes it parses: a file saved between two reads was recorded with one
