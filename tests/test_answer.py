@@ -1473,3 +1473,22 @@ def test_a_quote_never_starts_inside_another_list_item():
     ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
     assert ex.text.startswith("“`HTTP 400`: If the input holds a syntax error."), ex.text
     assert "reformatted code" not in ex.text
+
+
+def test_which_size_asks_for_a_choice_not_a_number():
+    assert not ex_mod.asks_quantity("Which size should I choose for production?")
+    assert not ex_mod.asks_quantity("Which limit applies to uploads?")
+    q = "Which size should I choose for production?"
+    ctx = answer_ctx.Context([hit(1, "For production, choose the large size.")])
+    assert ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1).text == "“For production, choose the large size.” [1]"
+
+
+def test_an_item_before_a_lead_outside_any_item_joins_only_when_it_fits_whole():
+    # A review: the lead in no item, and the sentence before it the last of a four-sentence item: the
+    # quote took the whole item, five units where three were allowed.
+    text = ("- The first item says one thing. It says another. It says a third. It says a fourth about the cache."
+            "\n\nThe cache lives in the home folder.")
+    ctx = answer_ctx.Context([hit(1, text)])
+    q = "where does the cache live?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1, max_sentences=3)
+    assert ex.text == "“The cache lives in the home folder.” [1]" and len(ex.quoted) <= 3

@@ -405,3 +405,25 @@ def test_myst_tables_and_rst_read_as_the_rst_reader_reads_them(tmp_path):
         ("para", 13, "Note: From rst, with `code`."),
         # a definition whose URL stands on the line below is no text, and its shortcut link reads as its text
         ("para", 16, "We use mypyc to compile.")]
+
+
+def test_myst_edge_cases_keep_the_page_and_its_lines():
+    # Found by a review's fuzzing: each broke a page (a crash, a page blanked to its end, text lost).
+    cases = [
+        ([":::{math}", "a = b", ":::"], ["```math", "a = b", "```"]),  # a colon code block holding no backticks
+        ([":::{code-block} markdown", "```", "x = 1", "```", ":::"],  # ... or some: fenced by a longer run
+         ["````markdown", "```", "x = 1", "```", "````"]),
+        # a "---" closed by no second one before the directive's end is a rule, not options hiding the page
+        (["```{note}", "---", "The note text.", "```", "After."], ["", "", "Note: The note text.", "", "After."]),
+        (["```{note}``` opens a note.", "", "More."], ["```{note}``` opens a note.", "", "More."]),  # inline code
+        # "[x]:" is a definition only with its destination on the next line, and a fence is none
+        (["[Unreleased]:", "```", "code", "```", "Summary"], ["[Unreleased]:", "```", "code", "```", "Summary"]),
+        (["See [foo]", "", "[foo]:", ""], ["See [foo]", "", "[foo]:", ""]),
+        (["> [foo]:", "> https://x.example", "> text"], ["", "", "text"]),  # in a quote too
+        (["$$", "(a+b)=", "$$"], ["$$", "(a+b)=", "$$"]),  # no target: a formula's line
+        # a caption stays in its item
+        (["- Run it:", "", "  ```{code-block} sh", "  :caption: run.sh", "  ./run", "  ```"],
+         ["- Run it:", "", "  run.sh:", "  ```sh", "  ./run", "  ```"]),
+    ]
+    for lines, want in cases:
+        assert markdown.clean(lines) == want, lines

@@ -324,7 +324,8 @@ ANSWER_TYPES = [
                 r"(?-i:\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b)"
                 r"|\b(?:1[89]|20)\d\d\b|\d{4}-\d\d-\d\d|\d+\s*年|\d+\s*月", re.I)),
     (re.compile(r"\bhow many\b|\bhow big\b|\bhow large\b"
-                r"|\b(?:what|which)(?:['’]s| is)?(?: the)?(?: default)? (?:number|size|limit|maximum|minimum|port)\b"
+                r"|\bwhat(?:['’]s| is)?(?: the)?(?: default)? (?:number|size|limit|maximum|minimum|port)\b"
+                r"|\bwhich(?: is)?(?: the)?(?: default)? port\b"
                 r"|多少|几个|多大", re.I),
      re.compile(r"\d")),
     # "where does it keep / store / look for files?" is answered by a path ("Linux: `~/.cache/black/...`"),
@@ -342,8 +343,8 @@ ANSWER_TYPES = [
 # counted: "a maximum size limit", "the threadpool").  Topic words ("price",
 # "cost") do not ask: "does the price match work on Black Friday?" is yes/no.
 _ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large)\b"
-                            r"|\b(?:what|which)(?:['’]s| is)?(?: the)?(?: default)? (?:number|size|limit|maximum"
-                            r"|minimum|port)\b"
+                            r"|\bwhat(?:['’]s| is)?(?: the)?(?: default)? (?:number|size|limit|maximum|minimum"
+                            r"|port)\b|\bwhich(?: is)?(?: the)?(?: default)? port\b"  # ("which size?" asks for a choice)
                             r"|多少|几个|多大|多久|多长|কত"
                             # the same cues in the other languages of translated docs (a Japanese or Korean
                             # "how many" question the docs cannot answer was answered with a number-less quote)
@@ -565,14 +566,14 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
             return False
         if header and not _own_terms(same[j]):
             return False
+        # A unit of another list item joins before the quote only with the rest of its item, from its
+        # first unit: Black's "And if the code has a syntax error?" began "- The response body contains
+        # the blackened Python code, ...", the tail of the HTTP 200 item, which then read as the 400's.
+        if j < lo and same[j].unit.item not in (None, item) and hi - opening(j) + 1 > limit:
+            return False
         # A sentence of another list item (another parameter) joins only for a question term the quote
         # lacks: "Defaults to `[]`." of expose_headers read as max_age's default beside "Defaults to `600`".
         if item is not None and same[j].unit.item != item:
-            # ... and before the quote only with the rest of its item, from its first unit: Black's "And
-            # if the code has a syntax error?" began "- The response body contains the blackened Python
-            # code, ...", the tail of the HTTP 200 item, which then read as the 400's.
-            if j < lo and hi - opening(j) + 1 > limit:
-                return False
             return bool(_own_terms(same[j]) - set().union(*(set(same[i].terms) for i in range(lo, hi + 1))))
         return True
     while hi - lo + 1 < limit and best.unit.kind != "code":
@@ -581,7 +582,7 @@ def _window(best: Scored, scored: list[Scored], limit: int) -> list[Unit]:
         if not nxt:
             break
         j = max(nxt, key=lambda j: same[j].lexical)
-        lo, hi = min(lo, opening(j) if j < lo and same[j].unit.item != item else j), max(hi, j)
+        lo, hi = min(lo, opening(j) if j < lo and same[j].unit.item not in (None, item) else j), max(hi, j)
     quote = [same[j].unit for j in range(lo, hi + 1)]
     # A sentence cut by the code it runs into ("... in the defining scope, so that" + the example +
     # "will print 5.") brings the code as one ending in ":" does.

@@ -35,6 +35,7 @@ annotation markers (``# (1)!``).
 """
 from __future__ import annotations
 
+import bisect
 import html
 import re
 
@@ -76,10 +77,12 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 # a target "(labels/exit-code)=" on a line of its own.
 _MYST = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})\{([A-Za-z][\w.:-]*)\}[ \t]*(.*?)\s*$")
 _MYST_ROLE = re.compile(r"(?<![\w/{])\{(?:[\w.-]+:)*([\w.-]+)\}`((?:[^`\\]|\\.)+)`")
-_MYST_TARGET = re.compile(r"^\s*\([^()\s]+\)=\s*$")
+_MYST_TARGET = re.compile(r"^\s*\([\w./:-]+\)=\s*$")  # (not "(a+b)=" in a formula)
 # Directives whose body is text a page shows, beyond rst's admonitions, versions and titled ones.
 _MYST_TEXT = {"admonition", "figure", "only", "glossary", "epigraph", "pull-quote", "highlights", "margin", "card",
-              "grid", "grid-item", "grid-item-card", "tab-set", "div", "container", "compound", "centered"}
+              "grid", "grid-item", "grid-item-card", "tab-set", "div", "container", "compound", "centered",
+              "figure-md", "panels", "tabbed", "exercise", "solution", "theorem", "lemma", "proof", "definition",
+              "example", "remark", "corollary", "proposition", "conjecture", "algorithm"}
 _MYST_DROPPED = {"literalinclude", "program-output", "command-output", "tableofcontents", "bibliography",
                  "autosummary", "jupyter-execute"}
 
@@ -152,7 +155,7 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
     defining = False  # the line before was a link reference definition (another, or its title, may follow)
     title: str | None = None  # the closer of a definition's title still open on the lines below
     boundary = True  # the line before ended a block (a fence, a setext underline): a definition may start here
-    destination = False  # the line before was a definition's "[label]:" alone: its destination is this line
+    destination = False  # the line before was a definition's "[label]:" alone, and this line its destination
     # MyST: the directives open around this line whose body is the page's text (opener, where its
     # line is in ``out``, the label it set); a collected one's kind, name and argument; and whether
     # its options (":class: tip" lines, or a "---" block) may still follow.
@@ -167,7 +170,7 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             out[-1] = label.strip()  # on the blank line before the table, list or code
         label = ""
 
-    for line in lines:
+    for k, line in enumerate(lines):
         after_blank, blank = blank, not line.strip()
         if fence is None and hidden is None:
             deep = not blank and len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) >= 4
@@ -190,6 +193,10 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
                 out.extend(_myst_block(fenced, fence, *myst) if myst else _code_block(fenced, fence))
                 fence, fenced, boundary, myst = None, [], True, None
             continue
+        if destination:  # "[pre-commit-mutable-rev]:" and its URL on the line below
+            destination = False
+            out.append("")
+            continue
         if title is not None:  # a definition's title, still open: no text of the page
             out.append("")
             title = None if blank or title in line else title
@@ -199,14 +206,18 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             if hidden is not None or not line.strip():
                 out.append("")
                 continue
+        if options is not None and directives and fence_closes(line, directives[-1][0]):
+            options = None  # (a "---" never closed: the options end with the directive)
         if options is not None:  # a directive's options, right under its opener, never shown
             rule = line.strip() == "---"
-            if options == "yaml" or options == "start" and rule:  # options as YAML, between two "---"
+            if options == "yaml" or options == "start" and rule and _yaml_closes(lines, k, directives[-1][0]):
+                # options as YAML, between two "---" (one never closed before the directive is text)
                 options = None if options == "yaml" and rule else "yaml"
                 out.append("")
                 continue
+            # (a "---" that opens no YAML is a rule: it shows no text, and the label waits for some)
             options = "more" if rst._OPTION.match(line) else None
-            if options:
+            if options or rule:
                 out.append("")
                 continue
         if directives and fence_closes(line, directives[-1][0]):
@@ -217,6 +228,8 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             out.append("")
             continue
         d = _MYST.match(line)
+        if d and d.group(2)[0] == "`" and "`" in d.group(4):  # "```{note}``` opens a note." is inline code
+            d = None
         if d:
             place_label_alone()
             kind, name, arg = _myst_kind(d.group(3), _reading(strip_html(d.group(4)), [], links))
@@ -233,11 +246,6 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             place_label_alone()
             fence, fenced = opener, [line]
             continue
-        if destination:  # "[pre-commit-mutable-rev]:" and its URL on the line below
-            destination = False
-            if _DESTINATION.match(line):
-                out.append("")
-                continue
         # A definition cannot interrupt a paragraph (CommonMark): it starts a block, after a
         # blank or hidden line, a heading, a fence or another definition, in a quote or a list
         # item too ("[//]: # (internal: ...)" was quoted as an answer).
@@ -247,7 +255,7 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
         t = _TITLE_LINE.match(line) if was_defining and m is None else None
         defining = m is not None
         found = m or t
-        if found is None and (starts or was_defining) and _LINK_LABEL.match(_QUOTE_MARKS.sub("", line).lstrip()):
+        if found is None and (starts or was_defining) and _label_alone(lines, k):
             destination = defining = True
             out.append("")
             continue
@@ -297,10 +305,29 @@ _DESTINATION = re.compile(r"""^[ \t]*(?:<[^<>]*>|\S+)(?:[ \t]+(?:"[^"]*"|'[^']*'
 _LABEL_DEF = re.compile(r"^ {0,3}(?:> ?)*\[(?!\^)((?:[^\]\\]|\\.)+)\]:")
 
 
+def _yaml_closes(lines: list[str], k: int, opener: str) -> bool:
+    """Whether the "---" at line k closes again before the directive ``opener`` opened does."""
+    for line in lines[k + 1:]:
+        if line.strip() == "---":
+            return True
+        if fence_closes(line, opener):
+            return False
+    return False
+
+
+def _label_alone(lines: list[str], k: int) -> bool:
+    """Whether line k is a definition's label alone, "[label]:", with its
+    destination on the next line (without one it is text, as CommonMark reads it)."""
+    return (k + 1 < len(lines) and _LINK_LABEL.match(_QUOTE_MARKS.sub("", lines[k]).lstrip()) is not None
+            and lines[k + 1].strip() != "" and fence_open(lines[k + 1]) is None
+            and _DESTINATION.match(_QUOTE_MARKS.sub("", lines[k + 1])) is not None)
+
+
 def _defined(lines: list[str]) -> frozenset[str]:
     """The labels a page's link reference definitions define, casefolded (a
     shortcut link, "[mypyc]", reads as its text only where one does)."""
-    return frozenset(m.group(1).casefold() for line in lines if "]:" in line and (m := _LABEL_DEF.match(line)))
+    return frozenset(m.group(1).casefold() for k, line in enumerate(lines) if "]:" in line
+                     and (m := _LABEL_DEF.match(line)) and (line[m.end():].strip() or _label_alone(lines, k)))
 
 
 def _myst_kind(directive: str, arg: str) -> tuple[str, str, str]:
@@ -366,9 +393,10 @@ def _myst_block(lines: list[str], opener: str, kind: str, name: str, arg: str) -
     elif kind == "code":
         lang = (arg.split()[0] if arg else "") if name in rst._CODE else name
         indent = lines[0][:len(lines[0]) - len(lines[0].lstrip())]
-        run = opener if opener[0] != ":" else "`" * max(3, *(len(r) for x in rest for r in re.findall("`{3,}", x)))
+        # a colon fence's code is fenced by a backtick run longer than any inside it
+        run = opener if opener[0] != ":" else "`" * max([3, *(len(r) + 1 for x in rest for r in re.findall("`{3,}", x))])
         if options.get("caption"):  # "app.py:" says where the code goes (a line of its own: an option's)
-            out[0] = f"{options['caption']}:"
+            out[0] = f"{indent}{options['caption']}:"
         out[j] = f"{indent}{run}{lang}"
         out += rest + ([f"{indent}{run}"] if closed else [])
     if len(out) > n:  # (no room for a table's rule: its lines as written)
@@ -404,8 +432,8 @@ def _reading(line: str, out: list[str], links: frozenset[str] = frozenset()) -> 
     if "}`" in line:  # a MyST role: what it shows ("{doc}`the license <license>`" reads "the license")
         # (not in code: "`/items/{item_id}` and `PUT`" holds none)
         spans = [m.span() for m in _CODE_SPAN.finditer(line)]
-        line = _MYST_ROLE.sub(lambda m: m.group(0) if any(a <= m.start() < b for a, b in spans)
-                              else rst.role(m.group(1), m.group(2)), line)
+        line = _MYST_ROLE.sub(lambda m: m.group(0) if _inside(spans, m.start()) else rst.role(m.group(1), m.group(2)),
+                              line)
     return _rendered_links(_FOOTNOTE_REF.sub("", line), links)
 
 
@@ -415,6 +443,12 @@ _REF_LINK = re.compile(r"(?<![\w\])\\`])\[((?:[^\[\]`\\]|\\.|`[^`]*`)+)\]\[(?:[^
 _SHORTCUT = re.compile(r"(?<![\w\])\\`!])\[((?:[^\[\]`\\]|\\.|`[^`]*`)+)\](?![\[(:])")  # "[mypyc]", no (url) or [ref]
 # "\[", "\*": a backslash escape shows the character (CommonMark: ASCII punctuation)
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _inside(spans: list[tuple[int, int]], at: int) -> bool:
+    """Whether offset ``at`` lies in one of ``spans`` (sorted, apart)."""
+    k = bisect.bisect_right(spans, (at, float("inf"))) - 1
+    return k >= 0 and spans[k][0] <= at < spans[k][1]
 
 
 def _rendered_links(line: str, links: frozenset[str] = frozenset()) -> str:
