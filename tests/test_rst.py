@@ -487,6 +487,16 @@ def test_a_literalinclude_shows_the_part_of_the_file_its_options_name():
                          include=lambda _: ["all:"], code=code)
     assert code == {0: ("", ["all:"])}  # no suffix, no language; a page's own marker-like text names nothing
     assert md[2] == "Text 0."
+    # An include with :code: (or :literal:) is code too, as docutils shows it: pytest-asyncio writes every
+    # example so, and "Add the following code to the `__init__.py`:" was followed by nothing.
+    for option, lang in (("   :code: python", "python"), ("   :literal:", "py")):
+        code = {}
+        md = rst.to_markdown(["Add this:", "", ".. include:: ex.py", option, "", "Done."],
+                             include=lambda name: ["x = 1"] if name == "ex.py" else None, code=code)
+        assert code == {2: (lang, ["x = 1"])} and md[-1] == "Done.", option
+    code = {}
+    rst.to_markdown([".. include:: part.rst", "", "Done."], include=lambda _: ["Text."], code=code)
+    assert code == {}  # a plain include is rst to read in place, which citebot does not: nothing
 
 
 def test_a_literalinclude_reads_a_file_inside_the_folder_and_never_one_outside(tmp_path):

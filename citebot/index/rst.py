@@ -436,6 +436,11 @@ class _Reader:
         # is docutils' (it names a style); Sphinx's describes a Python class.
         if kind in ("module", "currentmodule"):  # Sphinx names what it describes after it: logging.getLogger
             self.page.module = "" if arg in ("", "None") else arg
+        if kind == "include" and ("code" in options or "literal" in options):
+            # docutils shows such an include as code, as a literalinclude: pytest-asyncio's pages write
+            # every example so ("Add the following code to the `__init__.py`:" was followed by nothing)
+            kind = "literalinclude"
+            options.setdefault("language", options.get("code", ""))
         if kind in _DROPPED or name.startswith("auto") or kind == "only" and (
                 "html" not in arg or "not html" in arg) or kind == "class" and not any(x.strip() for x in body):
             out.extend([""] * (end - i))
