@@ -1492,3 +1492,36 @@ def test_an_item_before_a_lead_outside_any_item_joins_only_when_it_fits_whole():
     q = "where does the cache live?"
     ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1, max_sentences=3)
     assert ex.text == "“The cache lives in the home folder.” [1]" and len(ex.quoted) <= 3
+
+
+def test_a_default_outside_a_list_is_quoted_from_the_line_that_gives_it():
+    # pytest-asyncio's event_loop section: "What is the default scope of the event_loop fixture?" led from
+    # the section's start (it names event_loop), and the quote ended one sentence before "The fixture scope
+    # defaults to `function` scope.", the best unit of all.
+    def unit(i, text, score, opens=False):
+        return ex_mod.Scored(ex_mod.Unit(1, i, text, text, "sentence"), score, score, frozenset({"scope"}),
+                             opens=opens)
+    scored = [unit(3, "The fixture scope defaults to `function` scope.", 0.72),
+              unit(0, "Creates a new event loop.", 0.60, opens=True), unit(1, "It is returned.", 0.30),
+              unit(2, "It is closed when the scope ends.", 0.50)]
+    out = ex_mod.compose(scored, 0.1, max_units=1, strongest=1, default=True)
+    assert out.text == "“The fixture scope defaults to `function` scope.” [1]"
+    # A question that asks no default: the section's start, as before
+    assert ex_mod.compose(scored, 0.1, max_units=1, strongest=1).text == "“Creates a new event loop.” [1]"
+    # A default line far below the lead (under LEAD of it) does not lead
+    far = [unit(0, "Creates a new event loop.", 0.60, opens=True), unit(3, "The scope defaults to `function`.", 0.40)]
+    assert ex_mod.compose(far, 0.1, max_units=1, strongest=1, default=True).text == "“Creates a new event loop.” [1]"
+
+
+def test_which_option_is_answered_by_the_sentence_that_writes_one():
+    # pytest-asyncio: "Which command-line option sets the asyncio mode?" quoted "... the command-line option
+    # takes precedence." (0.887) over "The value can also be set via the `--asyncio-mode` command-line
+    # option:" (0.870), beside it.
+    assert ex_mod.asks_option("Which command-line option sets the asyncio mode?")
+    assert ex_mod.asks_option("what flag turns it off?") and not ex_mod.asks_option("Which mode should I pick?")
+    def unit(i, text, score):
+        return ex_mod.Scored(ex_mod.Unit(1, i, text, text, "sentence"), score, score, frozenset({"option"}))
+    scored = [unit(1, "If set in both, the command-line option takes precedence.", 0.887),
+              unit(0, "The value can also be set via the `--asyncio-mode` command-line option.", 0.870)]
+    assert ex_mod.compose(scored, 0.1, max_units=1, option=True).text.startswith("“The value can also be set via")
+    assert ex_mod.compose(scored, 0.1, max_units=1).text.startswith("“If set in both")

@@ -30,7 +30,8 @@ that defines X, "pop [<stash>]: Remove ...", within ``LEAD`` of the best, its
 quote running on only into what follows it and not into another entry;
 and by the start of the section that X heads, when a unit of it is within
 ``LEAD`` of the best; a question asking what X defaults to by the line of
-the lead's list item that gives a default, "Default: `None`"),
+the lead's list item, or outside a list of its chunk, that gives a default,
+"Default: `None`"; and a question asking which option by a unit that writes one),
 and a second quote
 from another chunk only when that chunk answers a distinct part of the
 question (it holds question terms the first quote lacks).  It never stitches
@@ -687,6 +688,19 @@ def _is_question(unit: Unit) -> bool:
     return unit.kind == "sentence" and unit.text.rstrip().endswith(("?", "？"))
 
 
+# "Which command-line option sets the mode?": answered by the sentence that writes the option
+# ("The value can also be set via the `--asyncio-mode` command-line option:"), not its neighbour on
+# what the option does ("... the command-line option takes precedence.").
+_ASKS_OPTION = re.compile(r"\b(?:which|what)(?:['’]s| is| are)?(?: the)? (?:[\w-]+ ){0,2}(?:options?|flags?|switch(?:es)?)\b",
+                          re.I)
+_OPTION_WRITTEN = re.compile(r"(?:^|[\s`'\"(])--?[A-Za-z][\w-]*")
+
+
+def asks_option(question: str) -> bool:
+    """Whether the question asks which option or flag does something."""
+    return bool(_ASKS_OPTION.search(question))
+
+
 def asks_default(question: str) -> bool:
     """Whether the question asks what something defaults to."""
     return bool(_ASKS_DEFAULT.search(question))
@@ -782,7 +796,7 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
             idf: Mapping[str, float] | None = None, strongest: int | None = None, steps: bool = False,
             form: frozenset[str] = frozenset(), quantity: bool = False, code: bool = True,
             focus: frozenset[str] = frozenset(), langs: Mapping[int, str] | None = None,
-            default: bool = False) -> Extract:
+            default: bool = False, option: bool = False) -> Extract:
     """The quotes; ``kind`` is what an answer must hold (a duration for "how
     long"): a unit holding it leads when it scores within ``LEAD`` of the
     best (a table row only when it holds the best unit's question terms too); ``idf`` weighs the question's terms (a second quote must add
@@ -797,7 +811,9 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     follow-up adds to the conversation (``Engine._focus``); ``default``: the
     question asks what something defaults to (``asks_default``), so the unit of
     the lead's list item that gives a default leads instead, its quote running
-    back into the item.
+    back into the item; ``option``: the question asks which option or flag
+    (``asks_option``), so a unit that writes one ("--asyncio-mode") counts
+    ``INSTRUCTION`` more as the lead is chosen.
     Every threshold (``min_score``, ``LEAD``, ``SECOND``) reads the units' own
     scores: the bonus picks among units, it never lets a weaker one through."""
     if not scored:
@@ -809,7 +825,8 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
 
     def chosen(s: Scored) -> float:
         return (s.score + (TOP_CHUNK if s.unit.n == strongest else 0.0)
-                + (INSTRUCTION if steps and instructs(s.unit) else 0.0))
+                + (INSTRUCTION if steps and instructs(s.unit) else 0.0)
+                + (INSTRUCTION if option and _OPTION_WRITTEN.search(s.unit.text) else 0.0))
     ranked = sorted(scored, key=lambda s: (-chosen(s), -s.unit.n, s.unit.i))
     best = next(s for s in ranked if s.score >= min_score)
     if _is_question(best.unit):
@@ -853,6 +870,12 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # the entry led and its three sentences ended before the one that answers.
         best = next((s for s in scored if s.unit.n == best.unit.n and s.unit.item == best.unit.item
                      and s.unit.kind == "sentence" and _GIVES_DEFAULT.search(s.unit.text)), best)
+    elif default and not _GIVES_DEFAULT.search(best.unit.text):
+        # ... and outside a list, the lead's chunk's line that gives one, when it scores near the lead:
+        # pytest-asyncio's event_loop section led from its start, and its quote ended one sentence
+        # before "The fixture scope defaults to `function` scope.", the best unit of all.
+        best = next((s for s in ranked if s.unit.n == best.unit.n and s.unit.kind == "sentence"
+                     and s.score >= LEAD * best.score and _GIVES_DEFAULT.search(s.unit.text)), best)
     quotes = [(steps and _steps(best, scored)) or _introduced_steps(best.unit, _window(best, scored, max_units), scored,
                                                                        steps)]
     if quantity and not any(holds(_QUANTITY, u.text) for u in quotes[0]):
@@ -905,4 +928,4 @@ def quote_answer(question: str, scored: list[Scored], min_score: float, max_unit
     return compose(scored, min_score, max_units, answer_type(question), idf, strongest=strongest,
                    steps=asks_steps(question), form=form_terms(question), quantity=asks_quantity(question),
                    code=asks_code(question), focus=focus, langs=langs,
-                   default=asks_default(asks_like(question, earlier)))
+                   default=asks_default(asks_like(question, earlier)), option=asks_option(question))
