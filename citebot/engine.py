@@ -31,6 +31,7 @@ from citebot.answer.extractive import (
     quote_answer,
     score_units,
     unknown_identifier,
+    unwritten_name,
     variants,
 )
 from citebot.answer.llm import LLMError, LLMIncomplete
@@ -250,6 +251,9 @@ class Engine:
         ident = unknown_identifier(r.terms, r.stats)
         if ident is not None:
             return f"the question names {ident!r}, which no document contains"
+        name = unwritten_name(plan.spelled or plan.typed, ctx)
+        if name is not None:
+            return f"the question names {name!r}, which no passage found writes"
         qi = self._question(plan)
         by_query = dict(zip(r.queries, r.terms))
         context = by_query.get(plan.followup or "", []) if plan.method != "llm" else []

@@ -1525,3 +1525,18 @@ def test_which_option_is_answered_by_the_sentence_that_writes_one():
               unit(0, "The value can also be set via the `--asyncio-mode` command-line option.", 0.870)]
     assert ex_mod.compose(scored, 0.1, max_units=1, option=True).text.startswith("“The value can also be set via")
     assert ex_mod.compose(scored, 0.1, max_units=1).text.startswith("“If set in both")
+
+
+def test_a_code_name_no_shown_passage_writes_is_named_as_the_reason_to_refuse():
+    # pytest-asyncio's docs: "How do I enable trio_mode in pytest-trio?" was answered with a changelog
+    # line: the analyzer splits trio_mode into "trio" and "mode", which the documents hold, so the
+    # unknown-identifier check never saw it.  borg's "What does rsync --delete do?" likewise.
+    ctx = answer_ctx.Context([hit(1, "Fixes a bug with async pytest_trio fixtures in strict mode."),
+                              hit(2, "Subclassing unittest.IsolatedAsyncioTestCase is advised; `--dry-run` lists.")])
+    assert ex_mod.unwritten_name("How do I enable trio_mode in pytest-trio?", ctx) == "trio_mode"
+    assert ex_mod.unwritten_name("What does rsync --delete do?", ctx) == "--delete"
+    assert ex_mod.unwritten_name("What does --dry-run do?", ctx) is None  # written
+    assert ex_mod.unwritten_name("How do async pytest_trio fixtures work with trio_mode?", ctx) is None  # one is
+    # a dotted name whose module a passage writes is its, a hyphenated word or an abbreviation is no name
+    assert ex_mod.unwritten_name("Can I subclass unittest.TestCase?", ctx) is None
+    assert ex_mod.unwritten_name("Do server-sent events work, i.e. streams?", ctx) is None

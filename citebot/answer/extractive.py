@@ -450,6 +450,24 @@ def unknown_identifier(terms: Sequence[Sequence[str]], stats: Mapping[str, TermS
     return found[0][0] if found and all(found) else None
 
 
+def unwritten_name(question: str, ctx: Context) -> str | None:
+    """A code name the question writes ("trio_mode", "app.state", "--dry-run")
+    that no shown chunk writes, when every one it writes is so: the analyzer
+    splits "trio_mode" into two words the documents hold, so the unknown
+    identifier check never saw it (pytest-asyncio's docs answered "How do I
+    enable trio_mode in pytest-trio?" with a changelog line).  Names joined by
+    "-" alone are English words as often ("server-sent") and do not count."""
+    names = sorted(n for n in _names(question) if ("_" in n or "." in n.strip(".") or n.startswith("-"))
+                   and not re.fullmatch(r"(?:\w\.)+\w?", n))  # ("e.g", "i.e": no names)
+    if not names:
+        return None
+    shown = " ".join(" ".join((h.chunk.title, *h.chunk.headings, h.chunk.text)) for h in ctx.shown).casefold()
+    # (a dotted name whose module the passages write is theirs: "unittest.TestCase" beside
+    # "unittest.IsolatedAsyncioTestCase" and "the standard unittest library")
+    written = [n for n in names if n in shown or "." in n and n.split(".")[0] + "." in shown]
+    return names[0] if not written else None
+
+
 def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Context, stats: Mapping[str, TermStat],
                 embed: Callable[[list[str]], np.ndarray] | None = None, question_vector: np.ndarray | None = None,
                 embed_top: int = 10, cosine_scale: tuple[float, float] = (1.0, 0.0), earlier: str = "") -> list[Scored]:
