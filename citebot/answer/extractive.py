@@ -308,6 +308,9 @@ _DURATION = (r"(?:\d+(?:\s*(?:-|–|to)\s*\d+)?|\b(?:an?|one|two|three|four|five
              r"|\d+\s*(?:天|年|个月|小时|个工作日)|দিন")
 _ASKS_DURATION = re.compile(r"\bhow long\b|\bhow many (?:days|weeks|months|years|hours)\b|\buntil when\b|多久|多长|কত দিন",
                             re.I)
+# "what is the maximum ...?", "what port ...?": a number is asked for ("which size?" asks for a choice)
+_WHAT_NUMBER = (r"\bwhat(?:['’]s| is)?(?: the)?(?: default)? (?:number|size|limit|maximum|minimum|port)\b"
+                r"|\bwhich(?: is)?(?: the)?(?: default)? port\b")
 ANSWER_TYPES = [
     (_ASKS_DURATION, re.compile(_DURATION, re.I)),
     (re.compile(r"\bhow much\b|\bcost\b|\bprice\b|\bfee\b|\bcharge\b|多少钱|费用|কত টাকা", re.I),
@@ -324,10 +327,7 @@ ANSWER_TYPES = [
      re.compile(r"\d{1,2}(?::\d\d)?\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
                 r"(?-i:\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b)"
                 r"|\b(?:1[89]|20)\d\d\b|\d{4}-\d\d-\d\d|\d+\s*年|\d+\s*月", re.I)),
-    (re.compile(r"\bhow many\b|\bhow big\b|\bhow large\b"
-                r"|\bwhat(?:['’]s| is)?(?: the)?(?: default)? (?:number|size|limit|maximum|minimum|port)\b"
-                r"|\bwhich(?: is)?(?: the)?(?: default)? port\b"
-                r"|多少|几个|多大", re.I),
+    (re.compile(r"\bhow many\b|\bhow big\b|\bhow large\b|" + _WHAT_NUMBER + r"|多少|几个|多大", re.I),
      re.compile(r"\d")),
     # "where does it keep / store / look for files?" is answered by a path ("Linux: `~/.cache/black/...`"),
     # not by the sentence that says it keeps them.
@@ -343,10 +343,8 @@ ANSWER_TYPES = [
 # passage with no number in it does not give one (it talks about the thing
 # counted: "a maximum size limit", "the threadpool").  Topic words ("price",
 # "cost") do not ask: "does the price match work on Black Friday?" is yes/no.
-_ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large)\b"
-                            r"|\bwhat(?:['’]s| is)?(?: the)?(?: default)? (?:number|size|limit|maximum|minimum"
-                            r"|port)\b|\bwhich(?: is)?(?: the)?(?: default)? port\b"  # ("which size?" asks for a choice)
-                            r"|多少|几个|多大|多久|多长|কত"
+_ASKS_QUANTITY = re.compile(r"\bhow (?:many|much|long|big|large)\b|" + _WHAT_NUMBER
+                            + r"|多少|几个|多大|多久|多长|কত"
                             # the same cues in the other languages of translated docs (a Japanese or Korean
                             # "how many" question the docs cannot answer was answered with a number-less quote)
                             # (not 얼마나 "how safe", cuanto/quanto "as for", ne kadar, or 何人 "who" in Chinese)

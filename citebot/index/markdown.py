@@ -206,7 +206,8 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             if hidden is not None or not line.strip():
                 out.append("")
                 continue
-        if options is not None and directives and fence_closes(line, directives[-1][0]):
+        closes = bool(directives) and fence_closes(line, directives[-1][0])
+        if closes:
             options = None  # (a "---" never closed: the options end with the directive)
         if options is not None:  # a directive's options, right under its opener, never shown
             rule = line.strip() == "---"
@@ -220,7 +221,7 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             if options or rule:
                 out.append("")
                 continue
-        if directives and fence_closes(line, directives[-1][0]):
+        if closes:
             _, at, opened = directives.pop()
             if label and label == opened:  # a directive with no text under its label: the label is its text
                 out[at] = label.rstrip(": ")  # ("```{rubric} Footnotes")
@@ -367,18 +368,16 @@ def _myst_block(lines: list[str], opener: str, kind: str, name: str, arg: str) -
     n = len(lines)
     closed = n > 1 and fence_closes(lines[-1], opener)
     body = lines[1:-1] if closed else lines[1:]
-    j, options = 0, {}
+    j, yaml = 0, {}
     if body and body[0].strip() == "---":  # options as YAML: "---" / "key: value" / "---"
         end = next((k for k in range(1, len(body)) if body[k].strip() == "---"), None)
         if end is not None:
             for x in body[1:end]:
                 key, _, value = x.strip().partition(":")
-                options[key.strip()] = value.strip()
+                yaml[key.strip()] = value.strip()
             j = end + 1
-    while j < len(body) and rst._OPTION.match(body[j]):
-        key, _, value = body[j].strip()[1:].partition(":")
-        options[key] = value.strip()
-        j += 1
+    options, j = rst.read_options(body, j, len(body))
+    options = {**yaml, **options}
     rest = body[j:]
     if kind == "code":  # the fence goes on the line right above the code, a caption on the directive's
         j += next((k for k, x in enumerate(rest) if x.strip()), len(rest))
@@ -460,7 +459,7 @@ def _rendered_links(line: str, links: frozenset[str] = frozenset()) -> str:
     spans = [m.span() for m in _CODE_SPAN.finditer(line)]
 
     def outside(m: re.Match, keep: str) -> str:
-        return m.group(0) if any(a <= m.start() < b for a, b in spans) else keep
+        return m.group(0) if _inside(spans, m.start()) else keep
     line = _REF_LINK.sub(lambda m: outside(m, m.group(1)), line)
     if links:
         spans = [m.span() for m in _CODE_SPAN.finditer(line)]

@@ -425,11 +425,7 @@ class _Reader:
         while j < end and kind in _OBJECTS and not _blank(lines[j]) and not _OPTION.match(lines[j]):
             arg += (" " if arg.endswith(",") else ", ") + lines[j].strip()
             j += 1
-        options: dict[str, str] = {}
-        while j < end and _OPTION.match(lines[j]):
-            key, _, value = lines[j].strip()[1:].partition(":")
-            options[key] = value.strip()
-            j += 1
+        options, j = read_options(lines, j, end)
         body = list(lines[j:end])
         # "only:: latex" (or man, text ...) is for another build than the web pages: borg's option
         # tables came twice, once as a table and once as the PDF's term list.  A bodiless "class::"
@@ -558,6 +554,16 @@ def _fence(lines: Sequence[str], start: int, end: int, lang: str, out: list[str]
     out.extend(code)
     out.append("```")
     return end + 1
+
+
+def read_options(lines: Sequence[str], j: int, end: int) -> tuple[dict[str, str], int]:
+    """A directive's ":key: value" lines from line j on (before ``end``), and the line after them."""
+    options: dict[str, str] = {}
+    while j < end and _OPTION.match(lines[j]):
+        key, _, value = lines[j].strip()[1:].partition(":")
+        options[key] = value.strip()
+        j += 1
+    return options, j
 
 
 def table(kind: str, arg: str, options: Mapping[str, str], body: Sequence[str]) -> list[str]:
