@@ -20,6 +20,11 @@ def ev(cosine=0.9, coverage=0.0):
     return Evidence(coverage=coverage, cosine=cosine)
 
 
+def scored_unit(n, i, text, score, terms, kind="sentence", opens=False):
+    """Unit i of chunk n scored ``score`` (its lexical score too), as compose reads it."""
+    return ex_mod.Scored(ex_mod.Unit(n, i, text, text, kind), score, score, frozenset(terms), opens=opens)
+
+
 CFG = config.Config(index="/nonexistent", min_cosine=0.35, min_coverage=0.5)
 
 
@@ -738,13 +743,11 @@ def test_a_code_block_leads_only_when_the_question_asks_for_code_or_steps():
 
 
 def test_a_follow_up_is_answered_by_the_unit_of_the_chosen_chunk_that_holds_its_new_words():
-    def unit(n, i, text, score, terms, kind="sentence"):
-        return ex_mod.Scored(ex_mod.Unit(n, i, text, text, kind), score, score, frozenset(terms))
-    units = [unit(1, 0, "`fastapi dev` sets FASTAPI_ENV to development.", 0.67, {"fastapi"}),
-             unit(2, 0, "Use `fastapi run` in production.", 0.66, {"fastapi", "run"}),
-             unit(1, 1, "```console\n$ fastapi run main.py\n```", 0.63, {"fastapi", "run"}, "code"),
-             unit(1, 2, "`fastapi run` leaves FASTAPI_ENV unchanged.", 0.61, {"fastapi", "run"}),
-             unit(1, 3, "Run it with uvicorn.", 0.50, {"run"})]
+    units = [scored_unit(1, 0, "`fastapi dev` sets FASTAPI_ENV to development.", 0.67, {"fastapi"}),
+             scored_unit(2, 0, "Use `fastapi run` in production.", 0.66, {"fastapi", "run"}),
+             scored_unit(1, 1, "```console\n$ fastapi run main.py\n```", 0.63, {"fastapi", "run"}, "code"),
+             scored_unit(1, 2, "`fastapi run` leaves FASTAPI_ENV unchanged.", 0.61, {"fastapi", "run"}),
+             scored_unit(1, 3, "Run it with uvicorn.", 0.50, {"run"})]
     # "and fastapi run?" adds "run": in the lead's chunk [1], the best unit holding it within
     # LEAD (0.8 * 0.67 = 0.536) that is not code (no code asked for) is the 0.61 sentence;
     # [2]'s 0.66 is another chunk, and 0.50 is below 0.536.
@@ -1110,12 +1113,10 @@ def test_a_table_row_beside_the_quote_joins_for_words_of_its_own_not_its_headers
 def test_a_unit_of_the_asked_kind_that_holds_the_best_units_terms_leads():
     # "how long is the warranty on a tent?": the best sentence has no duration; of the two within LEAD
     # that have one, the repair's "90 days" (warranty only) had led over "Tents ... 5 years" (tent too).
-    def unit(n, text, score, terms):
-        u = ex_mod.Unit(n, 0, text, text, "sentence")
-        return ex_mod.Scored(u, score, score, frozenset(terms))
-    scored = [unit(1, "A tent that leaks within the warranty period is covered.", 0.68, {"tent", "warranti"}),
-              unit(2, "A repaired product is covered for 90 days under the warranty.", 0.62, {"warranti"}),
-              unit(3, "Tents are covered for 5 years under the warranty.", 0.55, {"tent", "warranti"})]
+    scored = [scored_unit(1, 0, "A tent that leaks within the warranty period is covered.", 0.68,
+                          {"tent", "warranti"}),
+              scored_unit(2, 0, "A repaired product is covered for 90 days under the warranty.", 0.62, {"warranti"}),
+              scored_unit(3, 0, "Tents are covered for 5 years under the warranty.", 0.55, {"tent", "warranti"})]
     q = "how long is the warranty on a tent?"
     out = ex_mod.compose(scored, 0.1, kind=ex_mod.answer_type(q))
     # 0.55 and 0.62 are both within LEAD (0.8 x 0.68 = 0.544) and hold a duration; 3 holds {tent, warranti}.
@@ -1284,11 +1285,9 @@ def test_code_between_two_paragraphs_of_an_item_has_the_items_words_as_context()
 def test_a_question_the_page_asks_does_not_lead_an_answer():
     # Flask's deferred callbacks: "What happens if you want to modify the response at a point where the
     # response does not exist yet?" was the quote for how to change one request's response.
-    def unit(n, i, text, score):
-        return ex_mod.Scored(ex_mod.Unit(n, i, text, text, "sentence"), score, score, frozenset({"respons"}))
-    scored = [unit(2, 0, "What if you want to modify the response before it exists?", 0.60),
-              unit(1, 0, "Use after_this_request to modify the response.", 0.50),
-              unit(2, 1, "Nothing answers it here.", 0.05)]
+    scored = [scored_unit(2, 0, "What if you want to modify the response before it exists?", 0.60, {"respons"}),
+              scored_unit(1, 0, "Use after_this_request to modify the response.", 0.50, {"respons"}),
+              scored_unit(2, 1, "Nothing answers it here.", 0.05, {"respons"})]
     out = ex_mod.compose(scored, 0.1, strongest=2)
     # 0.50 is within LEAD (0.8 x 0.60 = 0.48) of the question, which would lead (and with TOP_CHUNK too)
     assert out.text == "“Use after_this_request to modify the response.” [1]"
@@ -1392,11 +1391,9 @@ def test_a_how_to_question_is_led_by_the_sentence_that_says_what_to_do():
     # Flask's "How do I run the development server in debug mode?" quoted "Development Server and
     # Command Line Interface have more information about running the debugger and debug mode.", a
     # pointer, over "To enable debug mode, use the `--debug` option." beside it.
-    def unit(n, i, text, score):
-        return ex_mod.Scored(ex_mod.Unit(n, i, text, text, "sentence"), score, score, frozenset({"debug"}))
-    scored = [unit(2, 0, "Other pages have more information about debug mode.", 0.80),
-              unit(1, 1, "You can easily validate debug output by eye.", 0.78),
-              unit(1, 0, "To enable debug mode, use the `--debug` option.", 0.76)]
+    scored = [scored_unit(2, 0, "Other pages have more information about debug mode.", 0.80, {"debug"}),
+              scored_unit(1, 1, "You can easily validate debug output by eye.", 0.78, {"debug"}),
+              scored_unit(1, 0, "To enable debug mode, use the `--debug` option.", 0.76, {"debug"})]
     # chosen: 0.80 + TOP_CHUNK 0.1 = 0.90 against 0.76 + INSTRUCTION 0.15 = 0.91 (the 0.78 is no
     # instruction: "validate" tells what a thing allows, not what to do)
     out = ex_mod.compose(scored, 0.1, strongest=2, steps=True, max_units=1)
@@ -1450,11 +1447,9 @@ def test_the_section_a_name_heads_counts_as_the_strongest_chunk_when_it_is_one()
     # corresponds to the `--skip-magic-trailing-comma` command line flag." (0.91), while the section headed
     # `-C, --skip-magic-trailing-comma`, fused first, scored 0.67: short of LEAD (0.8 x 0.91 = 0.73) alone,
     # within it with TOP_CHUNK (0.77), as every unit of the strongest chunk is when the lead is chosen.
-    def unit(n, i, text, score, opens=False):
-        return ex_mod.Scored(ex_mod.Unit(n, i, text, text, "sentence"), score, score, frozenset({"skip"}), opens=opens)
-    scored = [unit(1, 0, "`X-Skip`: corresponds to the --skip flag.", 0.91),
-              unit(2, 0, "By default, Black keeps trailing commas.", 0.67, opens=True),
-              unit(2, 1, "If this option is given, they are ignored.", 0.66)]
+    scored = [scored_unit(1, 0, "`X-Skip`: corresponds to the --skip flag.", 0.91, {"skip"}),
+              scored_unit(2, 0, "By default, Black keeps trailing commas.", 0.67, {"skip"}, opens=True),
+              scored_unit(2, 1, "If this option is given, they are ignored.", 0.66, {"skip"})]
     out = ex_mod.compose(scored, 0.1, strongest=2)
     assert out.text == "“By default, Black keeps trailing commas. If this option is given, they are ignored.” [2]"
     # The same section shown as a weaker chunk: the best unit leads.
@@ -1498,18 +1493,17 @@ def test_a_default_outside_a_list_is_quoted_from_the_line_that_gives_it():
     # pytest-asyncio's event_loop section: "What is the default scope of the event_loop fixture?" led from
     # the section's start (it names event_loop), and the quote ended one sentence before "The fixture scope
     # defaults to `function` scope.", the best unit of all.
-    def unit(i, text, score, opens=False):
-        return ex_mod.Scored(ex_mod.Unit(1, i, text, text, "sentence"), score, score, frozenset({"scope"}),
-                             opens=opens)
-    scored = [unit(3, "The fixture scope defaults to `function` scope.", 0.72),
-              unit(0, "Creates a new event loop.", 0.60, opens=True), unit(1, "It is returned.", 0.30),
-              unit(2, "It is closed when the scope ends.", 0.50)]
+    scored = [scored_unit(1, 3, "The fixture scope defaults to `function` scope.", 0.72, {"scope"}),
+              scored_unit(1, 0, "Creates a new event loop.", 0.60, {"scope"}, opens=True),
+              scored_unit(1, 1, "It is returned.", 0.30, {"scope"}),
+              scored_unit(1, 2, "It is closed when the scope ends.", 0.50, {"scope"})]
     out = ex_mod.compose(scored, 0.1, max_units=1, strongest=1, default=True)
     assert out.text == "“The fixture scope defaults to `function` scope.” [1]"
     # A question that asks no default: the section's start, as before
     assert ex_mod.compose(scored, 0.1, max_units=1, strongest=1).text == "“Creates a new event loop.” [1]"
     # A default line far below the lead (under LEAD of it) does not lead
-    far = [unit(0, "Creates a new event loop.", 0.60, opens=True), unit(3, "The scope defaults to `function`.", 0.40)]
+    far = [scored_unit(1, 0, "Creates a new event loop.", 0.60, {"scope"}, opens=True),
+           scored_unit(1, 3, "The scope defaults to `function`.", 0.40, {"scope"})]
     assert ex_mod.compose(far, 0.1, max_units=1, strongest=1, default=True).text == "“Creates a new event loop.” [1]"
 
 
@@ -1519,10 +1513,9 @@ def test_which_option_is_answered_by_the_sentence_that_writes_one():
     # option:" (0.870), beside it.
     assert ex_mod.asks_option("Which command-line option sets the asyncio mode?")
     assert ex_mod.asks_option("what flag turns it off?") and not ex_mod.asks_option("Which mode should I pick?")
-    def unit(i, text, score):
-        return ex_mod.Scored(ex_mod.Unit(1, i, text, text, "sentence"), score, score, frozenset({"option"}))
-    scored = [unit(1, "If set in both, the command-line option takes precedence.", 0.887),
-              unit(0, "The value can also be set via the `--asyncio-mode` command-line option.", 0.870)]
+    scored = [scored_unit(1, 1, "If set in both, the command-line option takes precedence.", 0.887, {"option"}),
+              scored_unit(1, 0, "The value can also be set via the `--asyncio-mode` command-line option.", 0.870,
+                          {"option"})]
     assert ex_mod.compose(scored, 0.1, max_units=1, option=True).text.startswith("“The value can also be set via")
     assert ex_mod.compose(scored, 0.1, max_units=1).text.startswith("“If set in both")
 
