@@ -1405,8 +1405,9 @@ def test_a_how_to_question_is_led_by_the_sentence_that_says_what_to_do():
         "Use the `--app` option.", "If you need to send form data, use the `data` parameter instead.",
         "Fortunately, you can tell Celery to retry.", "You need to tell Waitress about your app.",
         "你可以使用 `Depends`。", "Black prefers double quotes.", "Do you need to install it first?",
-        "you can easily validate a whole archive by email.")]
-    assert says == [True, True, True, True, True, False, False, False]
+        "you can easily validate a whole archive by email.", "Type hints are a special syntax.",
+        "Build artifacts were removed.", "Set it to `1` if the tests are slow.")]
+    assert says == [True, True, True, True, True, False, False, False, False, False, True]
 
 
 def test_where_a_thing_keeps_its_files_is_answered_by_a_path():

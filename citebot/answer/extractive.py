@@ -109,7 +109,9 @@ INSTRUCTION = 0.15
 _DO = (r"(?:use|call|set|add|run|pass|import|create|install|declare|define|put|write|return|register|enable"
        r"|disable|configure|start|type|make|change|replace|remove|wrap|mount|include|override|specify|provide"
        r"|save|load|apply|upgrade|update|edit|tell|point|raise|attach|append|inherit|subclass|decorate|export"
-       r"|initiali[sz]e|open|click|select|choose|enter|follow|activate|deploy|build|generate|store|keep)\b")
+       r"|initiali[sz]e|open|click|select|choose|enter|follow|activate|deploy|build|generate|store|keep)\b"
+       # not a noun that opens a statement ("Type hints are ...", "Build artifacts were ...")
+       r"(?!\s+(?:[\w-]+\s+)?(?:is|are|was|were|has|have|will|can|cannot|may|might|must|should|do|does)\b)")
 # The sentence opens with the verb ("Use the `--app` option", "To enable debug mode, use ..."), or
 # says the reader can or must do it ("you can tell Celery to ...", not "you can easily validate a
 # whole archive", which tells what a thing allows).
