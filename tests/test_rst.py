@@ -540,3 +540,48 @@ def test_odd_blocks_keep_one_line_for_each_line():
     unclosed = ["+---+---+", "| a | b |", "   :note: x", "+---+---+"]
     out = rst.to_markdown(unclosed)
     assert len(out) == len(unclosed) and out[1] == "| a | b |"
+
+
+def test_a_code_tab_is_code_under_its_caption_and_a_line_block_cell_reads_as_a_list():
+    # coverage.py's config examples: "# Regexes ..." in the TOML read as a Markdown heading and
+    # "c:\myproj\src" as "c:myprojsrc", when the tab's body was read as text.
+    tabs = """\
+.. tabs::
+
+    .. code-tab:: toml
+        :caption: pyproject.toml
+
+        [tool.coverage.paths]
+        # where the source lives
+        source = ["c:\\\\myproj\\\\src"]
+
+    .. code-tab:: python Python 3
+
+        print(1)
+""".split("\n")
+    assert rst.to_markdown(tabs) == [
+        "", "", "pyproject.toml:", "", "```toml", "[tool.coverage.paths]", "# where the source lives",
+        'source = ["c:\\\\myproj\\\\src"]', "```", "Python 3:", "```python", "print(1)", "```"]
+    # A cell's line block: "| sub/a/main.py" / "| sub/b/another.py" stacked in one cell (their bars
+    # were read as column rules, six cells under a three-column header).
+    listed = """\
+.. list-table::
+   :header-rows: 1
+
+   * - Pattern
+     - Matches
+   * - ``sub/*/*.py``
+     - | sub/a/main.py
+       | sub/b/another.py
+""".split("\n")
+    assert rst.to_markdown(listed)[:3] == [
+        "| Pattern | Matches |", "|---|---|", "| `sub/*/*.py` | sub/a/main.py, sub/b/another.py |"]
+
+
+def test_a_pages_file_wide_metadata_is_not_text():
+    # Sphinx shows no field list that opens a page (comments may come before it): ":orphan:" was
+    # the list item "- orphan:".  One after the title is the page's text.
+    page = [".. Licensed under ...", ".. For details: ...", "", ":orphan:", ":tocdepth: 2", "", "Title", "=====",
+            "", ":Author: someone", "", "Text."]
+    assert rst.to_markdown(page) == ["", "", "", "", "", "", "# Title", "", "", "- Author: someone", "", "Text."]
+    assert rst.to_markdown([".. note:: Hi", "", ":orphan:"])[2] == "- orphan:"  # not first: shown

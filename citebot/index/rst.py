@@ -70,7 +70,7 @@ _VERSIONS = {"versionadded": "New in version", "versionchanged": "Changed in ver
              "deprecated": "Deprecated since version", "versionremoved": "Removed in version",
              "deprecated-removed": "Deprecated since version"}
 _CODE = {"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput", "parsed-literal", "productionlist",
-         "prompt", "highlight-code"}
+         "prompt", "highlight-code", "code-tab"}  # (sphinx-tabs' "code-tab:: toml": one tab's code)
 # Text that lives elsewhere (another file, the code's docstrings) or is never shown as text.
 _DROPPED = {"toctree", "contents", "include", "image", "raw", "meta", "index", "highlight",
             "currentmodule", "module", "default-role", "role", "sectionauthor", "moduleauthor", "codeauthor", "rst-class",
@@ -454,8 +454,10 @@ class _Reader:
             return end
         if kind in _CODE:
             out.extend([""] * (j - i))
-            if options.get("caption"):  # "settings.py:" says where the code goes
-                out[len(out) - (j - i)] = f"{inline(options['caption'])}:"
+            # "settings.py:" says where the code goes; a tab's label after its language names it too
+            caption = options.get("caption") or (arg.partition(" ")[2].strip() if kind == "code-tab" else "")
+            if caption:
+                out[len(out) - (j - i)] = f"{inline(caption)}:"
             first = next((k for k, x in enumerate(body) if x.strip()), None)
             if first is None:  # options and no code: a line for each of the rest
                 out.extend([""] * (end - j))
@@ -583,17 +585,25 @@ def _cells(text: str) -> str:
 
 def _list_table(body: list[str]) -> list[list[str]]:
     """The rows of a list-table: "* - a" opens a row, "  - b" a cell."""
-    rows: list[list[str]] = []
+    rows: list[list[list[str]]] = []  # each cell's lines
     for line in body:
         s = line.strip()
         m = re.match(r"^\*\s+-\s+(.*)$", s) if not line[:1].isspace() else None
         if m or s in ("* -", "*"):
-            rows.append([m.group(1) if m else ""])
+            rows.append([[m.group(1)] if m else []])
         elif rows and (cell := re.match(r"^-(?:\s+(.*))?$", s)) and _indent(line) <= 2:
-            rows[-1].append(cell.group(1) or "")
+            rows[-1].append([cell.group(1)] if cell.group(1) else [])
         elif rows and s:
-            rows[-1][-1] = (rows[-1][-1] + " " + s).strip()
-    return [[_cells(c) for c in r] for r in rows]
+            rows[-1][-1].append(s)
+    return [[_cell(c) for c in r] for r in rows]
+
+
+def _cell(lines: list[str]) -> str:
+    """A list-table cell's text; a line block's lines ("| sub/a/main.py" / "| sub/b/another.py",
+    stacked in the cell) read as a list, or their bars read as the table's column rules."""
+    if lines and all(_LINE_BLOCK.match(x) for x in lines):
+        return ", ".join(_cells(m.group(1) or "") for x in lines if (m := _LINE_BLOCK.match(x)) and m.group(1))
+    return _cells(" ".join(lines))
 
 
 def _csv_table(body: list[str]) -> list[list[str]]:
@@ -847,6 +857,20 @@ def titles(pages: Iterable[tuple[str, Sequence[str]]]) -> dict[str, str]:
     return found
 
 
+def _metadata(lines: Sequence[str]) -> range:
+    """The lines of a page's file-wide metadata, which Sphinx never shows: a field list before
+    anything but comments (coverage.py's ":orphan:" was the list item "- orphan:")."""
+    k, n = 0, len(lines)
+    while k < n and (_blank(lines[k]) or lines[k][:1].isspace() and k and not _blank(lines[k - 1])
+                     or _EXPLICIT.match(lines[k]) and not re.match(r"^\.\.\s+(?:_|\[|\|)|^\.\.\s+[\w.:+-]+::", lines[k])):
+        k += 1  # (a comment's own lines run on indented)
+    first = k
+    while k < n and (_FIELD.match(lines[k]) and not lines[k][:1].isspace() or k > first and lines[k][:1].isspace()
+                     and not _blank(lines[k])):
+        k += 1
+    return range(first, k)
+
+
 _ROLE_USE = re.compile(r"(?<![\w`]):[a-z][\w:+-]*:`[^`]+`")
 
 
@@ -873,8 +897,9 @@ def to_markdown(lines: Sequence[str], refs: Mapping[str, str] | None = None, doc
     lines of its own in the file."""
     tokens = (_TITLES.set(refs or {}), _DOC.set(doc), _SUBS.set(_substitutions(lines)), _INCLUDE.set(include),
               _INCLUDED.set([]))
+    meta = _metadata(lines)
     try:  # (a page's own marker character is no marker: it is dropped, as it shows nothing)
-        out = _Reader(_Page()).read([x.replace(_MARK, "") for x in lines])
+        out = _Reader(_Page()).read(["" if k in meta else x.replace(_MARK, "") for k, x in enumerate(lines)])
         found = _INCLUDED.get()
     finally:
         for var, token in zip((_TITLES, _DOC, _SUBS, _INCLUDE, _INCLUDED), tokens):
