@@ -143,6 +143,10 @@ def test_inline_markup_renders_and_a_literal_is_kept_as_written():
     assert rst.inline(":pep:`8`, `Celery <https://celeryq.dev>`_, Redis_ [#]_") == "PEP 8, Celery, Redis"
     assert rst.inline("``:ref:`x` [1]_ `y`_``") == "`:ref:`x` [1]_ `y`_`"  # a literal is not markup
     assert rst.inline("`__main__` and a \\*star\\*") == "`__main__` and a *star*"
+    # a literal a line end cuts: each half is marked (coverage.py's "the comment ``#" / "pragma:
+    # exclude file``." read "``# pragma: exclude file``" joined)
+    assert [rst.inline(x) for x in ("the ``a`` comment ``#", "pragma: exclude file``.")] == [
+        "the `a` comment `#", "pragma: exclude file`."]
 
 
 def test_code_that_text_follows_without_a_blank_line_is_indented_code_and_no_line_is_added(tmp_path):

@@ -146,7 +146,10 @@ def _reference(m: re.Match) -> str:
 def inline(text: str) -> str:
     """A line's inline markup as it renders; a ````literal```` is kept as written."""
     parts = _LITERAL.split(text)
-    return "".join(f"`{part}`" if k % 2 else _text(part) for k, part in enumerate(parts))
+    out = "".join(f"`{part}`" if k % 2 else _text(part) for k, part in enumerate(parts))
+    # a literal a line end cuts in two ("the comment ``#" / "pragma: exclude file``."): each half
+    # is marked as one, so the joined lines read "`# pragma: exclude file`"
+    return out.replace("``", "`") if sum(p.count("``") for p in parts[::2]) == 1 else out
 
 
 def _text(part: str) -> str:
