@@ -168,6 +168,12 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
             named = ", ".join(safe_name(x) for x in report.included.get(rel, []))
             print(f"{label:8} {safe_name(rel)}" + (f"  (no text to search{'; it includes ' + named if named else ''})"
                                                    if rel in empty else ""))
+    if report.unread:  # one line: FastAPI's pages include code from a folder beside the docs, 900 of them
+        first, names = next(iter(report.unread.items()))
+        more = f" and {len(report.unread) - 1} more" if len(report.unread) > 1 else ""
+        print(f"{len(report.unread)} file(s) include text that is not searched, from a file outside the folder or "
+              f"missing: {safe_name(first)} includes {', '.join(safe_name(x) for x in names[:3])}{more}; to search "
+              "it, ingest a folder that holds it (--json lists them under \"unread\")")
     print(report.summary())
     print(f"index: {cfg.index}" if cfg.backend == "local" else
           f"index: Milvus collection {cfg.milvus_collection} at {safe_line(cfg.milvus_uri)}")

@@ -401,3 +401,22 @@ def test_a_file_that_holds_no_text_to_search_is_named_so(tmp_path, cfg, counting
                               b'--8<-- "c.md"\n{* ../docs_src/d.py hl[3] *}\n{!> e.md!}\ninclude::f.adoc[]\n'
                               b"Text that includes nothing.\n") == ["../CHANGES.md", "a.rst", "b.py", "c.md",
                                                                      "../docs_src/d.py", "e.md", "f.adoc"]
+
+
+def test_a_page_that_includes_text_from_outside_the_folder_is_named_once(tmp_path, cfg, counting):
+    # coverage.py's changes.rst: its own old history, then ".. include:: ../CHANGES.rst", the history
+    # since 2020, which no question could find, and nothing said so.
+    folder = tmp_path / "doc"
+    write(folder / "changes.rst", "Changes\n=======\n\n.. include:: ../CHANGES.rst\n\nOlder: 4.5 added branches.\n")
+    write(folder / "code.rst", "Code\n====\n\nIt runs.\n\n.. literalinclude:: ex.py\n.. literalinclude:: gone.py\n")
+    write(folder / "ex.py", "print(1)\n")
+    write(tmp_path / "CHANGES.rst", "7.6 added a report.\n")
+    report = ingest(folder, cfg, embedder=counting)
+    assert report.unread == {"changes.rst": ["../CHANGES.rst"], "code.rst": ["gone.py"]} and report.empty == []
+    r = subprocess.run([sys.executable, str(ROOT / "ingest.py"), str(folder), "--index", str(tmp_path / "cli")],
+                       capture_output=True, text=True, timeout=300,
+                       env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CITEBOT_EMBED_MODEL": "packaged"})
+    assert r.returncode == 0, r.stderr
+    assert ("2 file(s) include text that is not searched, from a file outside the folder or missing: changes.rst "
+            'includes ../CHANGES.rst and 1 more; to search it, ingest a folder that holds it (--json lists them under '
+            '"unread")') in r.stdout.splitlines()

@@ -58,6 +58,9 @@ class Report:
     # the folder: Flask's license.rst was "added" and never found)
     empty: list[str] = field(default_factory=list)
     included: dict[str, list[str]] = field(default_factory=dict)  # what an empty one says it includes
+    # what a page read this run includes from outside the folder (or from no file): text it shows that
+    # no chunk holds (coverage.py's changes.rst includes ../CHANGES.rst, the history since 2020)
+    unread: dict[str, list[str]] = field(default_factory=dict)
     chunks: int = 0
     embedded: int = 0
     reused: int = 0
@@ -303,10 +306,13 @@ def _read_files(folder: Path, cfg: Config, prev: _Previous, report: Report, path
                                             "bug: please report it with the file. The rest of the folder is ingested"))
                 continue
             (report.changed if known else report.added).append(rel)
+            named = documents.includes(data)
             if not doc_chunks:
                 report.empty.append(rel)
-                if named := documents.includes(data):  # (a file outside the folder is not read)
+                if named:  # (a file outside the folder is not read)
                     report.included[rel] = named
+            elif unread := documents.unread(path, folder, named):
+                report.unread[rel] = unread
         sources[rel] = {"sha1": digest, "chunks": len(doc_chunks)}
         chunks.extend(doc_chunks)
         progress.chunks(len(chunks))

@@ -1603,12 +1603,28 @@ _INCLUDES = [re.compile(p) for p in (
 def includes(data: bytes) -> list[str]:
     """The files a page says it includes (what an empty page's text would have
     been: Black's change_log.md is one ```{include} ../CHANGES.md```)."""
+    if not any(mark in data for mark in (b"include", b"{*", b"--8<--", b"{!")):
+        return []  # (most pages: not decoded a second time)
     try:
         _, lines, _ = _text_of(data)
     except UnreadableDocument:
         return []
     found = [m.group(1) for line in lines for p in _INCLUDES if (m := p.search(line))]
     return list(dict.fromkeys(found))
+
+
+def unread(path: Path, root: Path, names: Iterable[str]) -> list[str]:
+    """Of the files ``path`` includes, those an ingest of ``root`` reads nowhere: outside it, or
+    missing ("/x" is from ``root``, as a literalinclude reads it)."""
+    out = []
+    for name in names:
+        try:
+            target = ((root / name.lstrip("/")) if name.startswith("/") else (path.parent / name)).resolve()
+            if not target.is_relative_to(root.resolve()) or not target.exists():
+                out.append(name)
+        except (OSError, RuntimeError, ValueError):
+            out.append(name)
+    return out
 
 
 def load(path: Path, rel: str, data: bytes | None = None) -> Document:
