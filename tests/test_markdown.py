@@ -427,3 +427,19 @@ def test_myst_edge_cases_keep_the_page_and_its_lines():
     ]
     for lines, want in cases:
         assert markdown.clean(lines) == want, lines
+
+
+def test_a_myst_role_that_names_a_page_or_section_reads_its_title(tmp_path):
+    # Black's "see {doc}`the_basics`" read "see the_basics": the page's name, not its title.
+    write(tmp_path / "index.md", "# Getting started\n\nRead {doc}`usage/the_basics` and {ref}`the-cache`, "
+                                 "or {doc}`the basics <usage/the_basics>`.\n")
+    write(tmp_path / "usage" / "the_basics.md", "---\ntitle: x\n---\n# The basics\n\nSee {doc}`../index`, "
+                                                "{doc}`/usage/other` and {doc}`gone`.\n\n(the-cache)=\n\n"
+                                                "## Where the cache lives\n\nIn ~/.cache.\n")
+    write(tmp_path / "usage" / "other.rst", "Other page\n==========\n\nText.\n")  # a project may mix them
+    texts = [[b.text for b in documents.load(tmp_path / rel, rel).blocks] for rel in ("index.md", "usage/the_basics.md")]
+    assert texts == [["Getting started", "Read The basics and Where the cache lives, or the basics."],
+                     ["The basics", "See Getting started, Other page and gone.", "Where the cache lives",
+                      "In ~/.cache."]]
+    assert markdown.titles("usage/a", ["Title", "=====", "", "(x)=", "", "Section", "-------"]) == {
+        "doc:usage/a": "Title", "ref:x": "Section"}

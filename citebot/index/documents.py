@@ -35,7 +35,8 @@ _PYPDF.setLevel(logging.ERROR)
 _PYPDF.addHandler(logging.NullHandler())
 _PYPDF.propagate = False
 
-SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf", *asciidoc.SUFFIXES, *rst.SUFFIXES)
+_MARKDOWN = (".md", ".markdown")
+SUFFIXES = (*_MARKDOWN, ".txt", ".html", ".htm", ".pdf", *asciidoc.SUFFIXES, *rst.SUFFIXES)
 split_front_matter = metadata.split_front_matter
 
 
@@ -371,7 +372,10 @@ def _text_of(data: bytes) -> tuple[dict, list[str], int]:
 
 def load_markdown(path: Path, rel: str, data: bytes) -> Document:
     meta, lines, skipped = _text_of(data)
-    return _markdown_document(path, rel, meta, lines, skipped)
+    if not markdown.names_pages("\n".join(lines)):
+        return _markdown_document(path, rel, meta, lines, skipped)
+    with rst.naming(_titles(_root(path, rel)), _page_doc(rel)):  # MyST's {doc}`install`: the page's title
+        return _markdown_document(path, rel, meta, lines, skipped)
 
 
 def load_asciidoc(path: Path, rel: str, data: bytes) -> Document:
@@ -386,9 +390,9 @@ def load_rst(path: Path, rel: str, data: bytes) -> Document:
 
 def _rst_document(path: Path, rel: str, meta: dict, lines: list[str], skipped: int) -> Document:
     """A document from reStructuredText lines (a ``.txt`` file's, read once, too)."""
-    root = path.parents[len(Path(rel).parts) - 1] if len(Path(rel).parts) <= len(path.parents) else path.parent
+    root = _root(path, rel)
     code: dict[int, tuple[str, list[str]]] = {}
-    md = rst.to_markdown(lines, _rst_titles(root), _rst_doc(rel), _includer(path, root), code)
+    md = rst.to_markdown(lines, _titles(root), _page_doc(rel), _includer(path, root), code)
     doc = _markdown_document(path, rel, meta, md, skipped)
     for k, (lang, body) in sorted(code.items()):  # a literalinclude's code, cited at its directive's line
         line = k + skipped + 1
@@ -427,9 +431,14 @@ def _includer(path: Path, root: Path) -> Callable[[str], list[str] | None]:
     return read
 
 
-def _rst_doc(rel: str) -> str:
-    """A page's name as a :doc: writes it: "userguide/tasks" for "userguide/tasks.rst"."""
-    return re.sub(r"\.(?:rst|rest)(?:\.(?:inc|txt))?$", "", rel, flags=re.I)
+def _root(path: Path, rel: str) -> Path:
+    """The folder being read, from a file in it and its path there."""
+    return path.parents[len(Path(rel).parts) - 1] if len(Path(rel).parts) <= len(path.parents) else path.parent
+
+
+def _page_doc(rel: str) -> str:
+    """A page's name as a :doc: writes it: "userguide/tasks" for "userguide/tasks.rst" (or .md)."""
+    return re.sub(r"\.(?:(?:rst|rest)(?:\.(?:inc|txt))?|md|markdown)$", "", rel, flags=re.I)
 
 
 _READING: ContextVar[dict[Path, Mapping[str, str]] | None] = ContextVar("reading", default=None)
@@ -469,14 +478,14 @@ def reading_folder(paths: Iterable[Path] = ()) -> Iterator[None]:
         _FOUND.reset(tokens[1])
 
 
-def _rst_titles(root: Path) -> Mapping[str, str]:
-    """The titles the cross-references of the reStructuredText under ``root``
-    (the folder being read) name; read again when one of its files changes
-    (within :func:`reading_folder`, once)."""
+def _titles(root: Path) -> Mapping[str, str]:
+    """The titles the cross-references of the reStructuredText and MyST pages
+    under ``root`` (the folder being read) name; read again when one of its
+    files changes (within :func:`reading_folder`, once)."""
     memo = _READING.get()
     if memo is not None and root in memo:
         return memo[root]
-    files = sorted(p for p in root.rglob("*") if file_type(p) in rst.SUFFIXES and p.is_file())
+    files = sorted(p for p in root.rglob("*") if file_type(p) in (*rst.SUFFIXES, *_MARKDOWN) and p.is_file())
     stamp = tuple((p.as_posix(), st.st_mtime_ns, st.st_size) for p in files for st in [p.stat()])
     titles = _titles_of(root, stamp)
     if memo is not None:
@@ -486,7 +495,7 @@ def _rst_titles(root: Path) -> Mapping[str, str]:
 
 @functools.lru_cache(maxsize=4)
 def _titles_of(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Mapping[str, str]:
-    def pages() -> Iterator[tuple[str, list[str]]]:
+    def pages() -> Iterator[tuple[Path, str, list[str]]]:
         for name, _, _ in stamp:
             p = Path(name)
             try:
@@ -496,8 +505,14 @@ def _titles_of(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Mapping[s
             # A page of narrower scope keeps its titles: "see Layoff plan" in a public page would tell
             # the public what a staff page is called (a reference to it reads as its label instead).
             if all(meta.get(k, v) == v for k, v in metadata.DEFAULTS.items()):
-                yield _rst_doc(p.relative_to(root).as_posix()), lines
-    return rst.titles(pages())
+                yield p, _page_doc(p.relative_to(root).as_posix()), lines
+    found: dict[str, str] = {}
+    # (Sphinx names a page by its first title whether it is rst or MyST, and a project may mix them)
+    for p, doc, lines in pages():
+        for key, title in (markdown.titles(doc, lines) if file_type(p) in _MARKDOWN
+                           else rst.titles([(doc, lines)])).items():
+            found.setdefault(key, title)
+    return found
 
 
 def _markdown_document(path: Path, rel: str, meta: dict, lines: list[str], skipped: int) -> Document:

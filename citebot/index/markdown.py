@@ -77,7 +77,7 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 # a target "(labels/exit-code)=" on a line of its own.
 _MYST = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})\{([A-Za-z][\w.:-]*)\}[ \t]*(.*?)\s*$")
 _MYST_ROLE = re.compile(r"(?<![\w/{])\{(?:[\w.-]+:)*([\w.-]+)\}`((?:[^`\\]|\\.)+)`")
-_MYST_TARGET = re.compile(r"^\s*\([\w./:-]+\)=\s*$")  # (not "(a+b)=" in a formula)
+_MYST_TARGET = re.compile(r"^\s*\(([\w./:-]+)\)=\s*$")  # (not "(a+b)=" in a formula)
 # Directives whose body is text a page shows, beyond rst's admonitions, versions and titled ones.
 _MYST_TEXT = {"admonition", "figure", "only", "glossary", "epigraph", "pull-quote", "highlights", "margin", "card",
               "grid", "grid-item", "grid-item-card", "tab-set", "div", "container", "compound", "centered",
@@ -139,6 +139,39 @@ def _label(kind: str, title: str | None) -> str:
     title = (title or "").replace("**", "").strip()
     kind = kind.replace("-", " ").capitalize()
     return f"{kind} ({title}): " if title else f"{kind}: "
+
+
+_ATX = re.compile(r"^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
+_NAMING_ROLE = re.compile(r"\{(?:[\w.-]+:)*(?:doc|ref)\}`")
+
+
+def names_pages(text: str) -> bool:
+    """Whether a page writes a MyST role that names a page or section ({doc}`install`)."""
+    return "}`" in text and bool(_NAMING_ROLE.search(text))
+
+
+def titles(doc: str, lines: list[str]) -> dict[str, str]:
+    """The titles a MyST page gives the roles that name it (see ``rst.titles``): ``{doc}`` its
+    first heading, ``{ref}`` the heading under a ``(label)=`` target."""
+    found: dict[str, str] = {}
+    waiting: list[str] = []  # labels over the next heading
+    shown = clean(list(lines))
+    for k, line in enumerate(shown):
+        target = _MYST_TARGET.match(lines[k])
+        if target:
+            waiting.append(target.group(1).lower())
+            continue
+        if not line.strip():
+            continue
+        atx = _ATX.match(line)
+        setext = k + 1 < len(shown) and re.match(r"^ {0,3}(?:=+|-+)\s*$", shown[k + 1]) and not line.startswith(" ")
+        if atx or setext:
+            title = atx.group(1) if atx else line.strip()
+            found.setdefault(f"doc:{doc}", title)
+            for label in waiting:
+                found.setdefault(f"ref:{label}", title)
+        waiting = []
+    return found
 
 
 def clean(lines: list[str], code: list[int] | None = None) -> list[str]:

@@ -39,10 +39,11 @@ a section's underline was text, ``.. code-block::`` bodies were sentences,
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from posixpath import basename, dirname, join, normpath, splitext
 from types import MappingProxyType
@@ -814,6 +815,18 @@ _MARKED = re.compile(f"{_MARK}(\\d+){_MARK}")
 _DOC: ContextVar[str] = ContextVar("doc", default="")  # the page's path without its suffix
 _SUBS: ContextVar[Mapping[str, str]] = ContextVar("subs", default=MappingProxyType({}))  # |name| -> its text
 _REPLACE = re.compile(r"^\.\.\s+\|([^|]+)\|\s+(replace|unicode)::\s+(.*?)\s*$")
+
+
+@contextlib.contextmanager
+def naming(refs: Mapping[str, str], doc: str) -> Iterator[None]:
+    """Roles read within name what ``refs`` (``titles``) holds, from the page ``doc``: a MyST
+    page's ``{doc}`the_basics``` reads "The basics", as an rst page's :doc: does."""
+    tokens = _TITLES.set(refs), _DOC.set(doc)
+    try:
+        yield
+    finally:
+        _TITLES.reset(tokens[0])
+        _DOC.reset(tokens[1])
 
 
 def _substitutions(lines: Sequence[str]) -> dict[str, str]:
