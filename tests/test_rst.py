@@ -132,7 +132,13 @@ A      B
    * - queue
      - 10
 """.split("\n")
-    assert rst.to_markdown(listed) == ["Limits:", "| Name | Max |", "|---|---|", "| queue | 10 |", "", "", "", ""]
+    # a list-table's rows stand on the lines they start on, too (the title on the directive's)
+    assert rst.to_markdown(listed) == ["Limits:", "", "", "| Name | Max |", "|---|---|", "| queue | 10 |", "", ""]
+    # ... and one without a header row gets an empty one and its rule where there is room
+    untitled = [".. list-table::", "   :widths: 1 1", "", "   * - a", "     - 1", "   * - b", "     - 2"]
+    assert rst.to_markdown(untitled) == ["|  |  |", "|---|---|", "|---|---|", "| a | 1 |", "|---|---|", "| b | 2 |", ""]
+    assert rst.to_markdown([untitled[0] + " T", *untitled[1:]]) == [
+        "T:", "|  |  |", "|---|---|", "| a | 1 |", "|---|---|", "| b | 2 |", ""]
     csv = ['.. csv-table::', '   :header: "Key", "Meaning"', "", '   "a", "first, of two"', ""]
     assert rst.to_markdown(csv) == ["| Key | Meaning |", "|---|---|", "| a | first, of two |", "", ""]
 
@@ -578,7 +584,7 @@ def test_a_code_tab_is_code_under_its_caption_and_a_line_block_cell_reads_as_a_l
      - | sub/a/main.py
        | sub/b/another.py
 """.split("\n")
-    assert rst.to_markdown(listed)[:3] == [
+    assert rst.to_markdown(listed)[3:6] == [
         "| Pattern | Matches |", "|---|---|", "| `sub/*/*.py` | sub/a/main.py, sub/b/another.py |"]
 
 

@@ -416,7 +416,10 @@ def _myst_block(lines: list[str], opener: str, kind: str, name: str, arg: str) -
         j += next((k for k, x in enumerate(rest) if x.strip()), len(rest))
         rest = body[j:]
     out = [""] * (1 + j)
-    if kind == "table":  # its title on the directive's line, its rows after the options
+    placed = rst.placed_table(arg, options, rest, 1 + j, n) if name == "list-table" else None
+    if placed is not None:  # each row on its own line, its title on the directive's
+        out = placed
+    elif kind == "table":  # its title on the directive's line, its rows after the options
         table = rst.table(name, arg, options, rest)
         out[0], table = (table[0], table[1:]) if arg else ("", table)
         out += table

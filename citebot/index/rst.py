@@ -472,7 +472,7 @@ class _Reader:
             out.extend([""] * (end - after))
             return max(end, after)
         if kind in ("list-table", "csv-table"):
-            _place(out, table(kind, arg, options, body), end - i)
+            _place(out, table(kind, arg, options, body, (j - i, end - i)), end - i)
             return end
         text = ""
         if kind in _OBJECTS:
@@ -572,34 +572,57 @@ def read_options(lines: Sequence[str], j: int, end: int) -> tuple[dict[str, str]
     return options, j
 
 
-def table(kind: str, arg: str, options: Mapping[str, str], body: Sequence[str]) -> list[str]:
+def table(kind: str, arg: str, options: Mapping[str, str], body: Sequence[str],
+          place: tuple[int, int] | None = None) -> list[str]:
     """A ``list-table`` or ``csv-table`` as pipe-table lines, under its title
-    (MyST writes them as reStructuredText does, in a fence)."""
+    (MyST writes them as reStructuredText does, in a fence).  ``place``: the
+    body's first line and the lines the directive takes, from its own line:
+    each row of a list-table then stands on the line it starts on, so a
+    citation names its lines (coverage.py's 42-line pattern table was cited
+    as its first 9), where there is room for the header and rule."""
+    title = [f"{inline(arg)}:"] * bool(arg)
     if kind == "list-table":
-        rows, head = _list_table(_dedent(body)), int(options.get("header-rows") or 0)
+        placed = placed_table(arg, options, body, *place) if place is not None else None
+        if placed is not None:
+            return placed
+        rows, head = _list_table(_dedent(body))[0], int(options.get("header-rows") or 0)
     else:
         header = _csv_table([options["header"]]) if "header" in options else []
         rows, head = header + _csv_table(_dedent(body)), len(header)
-    return [f"{inline(arg)}:"] * bool(arg) + _pipe(rows, head)
+    return title + _pipe(rows, head)
+
+
+def placed_table(arg: str, options: Mapping[str, str], body: Sequence[str], at: int, taken: int) -> list[str] | None:
+    """A list-table's lines with each row on the line it starts on (see ``table``): ``at``, its
+    body's first line, and ``taken``, from the directive's line; None where there is no room."""
+    rows, starts = _list_table(_dedent(body))
+    if not rows:
+        return None
+    title = [f"{inline(arg)}:"] * bool(arg)  # (the title takes the first line)
+    placed = table_lines(rows, [at - len(title) + k for k in starts], int(options.get("header-rows") or 0),
+                         taken - len(title))
+    return None if placed is None else title + placed
 
 
 def _cells(text: str) -> str:
     return inline(" ".join(text.split()))
 
 
-def _list_table(body: list[str]) -> list[list[str]]:
-    """The rows of a list-table: "* - a" opens a row, "  - b" a cell."""
+def _list_table(body: list[str]) -> tuple[list[list[str]], list[int]]:
+    """The rows of a list-table: "* - a" opens a row, "  - b" a cell; and the line each starts on."""
     rows: list[list[list[str]]] = []  # each cell's lines
-    for line in body:
+    starts: list[int] = []
+    for k, line in enumerate(body):
         s = line.strip()
         m = re.match(r"^\*\s+-\s+(.*)$", s) if not line[:1].isspace() else None
         if m or s in ("* -", "*"):
             rows.append([[m.group(1)] if m else []])
+            starts.append(k)
         elif rows and (cell := re.match(r"^-(?:\s+(.*))?$", s)) and _indent(line) <= 2:
             rows[-1].append([cell.group(1)] if cell.group(1) else [])
         elif rows and s:
             rows[-1][-1].append(s)
-    return [[_cell(c) for c in r] for r in rows]
+    return [[_cell(c) for c in r] for r in rows], starts
 
 
 def _cell(lines: list[str]) -> str:
