@@ -595,3 +595,14 @@ def test_a_pages_file_wide_metadata_is_not_text():
             "", ":Author: someone", "", "Text."]
     assert rst.to_markdown(page) == ["", "", "", "", "", "", "# Title", "", "", "- Author: someone", "", "Text."]
     assert rst.to_markdown([".. note:: Hi", "", ":orphan:"])[2] == "- orphan:"  # not first: shown
+
+
+def test_punctuation_after_a_reference_a_line_end_cut_stays_with_its_text():
+    # coverage.py's ":ref:`combining path remapping" / "<cmd_combine_remapping>`.  They follow" read
+    # "remapping .  They follow": the target went and the period opened the next line.
+    page = ["Patterns are used for :ref:`combining path remapping", "<cmd_combine_remapping>`.  They follow.",
+            "", "Read the :ref:`Optimizing Guide", "<guide-optimizing>`.", "", ".. code-block:: text", "",
+            "    a", "    , kept", "", "A line", ", as the page writes it."]
+    assert rst.to_markdown(page) == [
+        "Patterns are used for combining path remapping.", "They follow.", "", "Read the Optimizing", "Guide.", "",
+        "", "```text", "a", ", kept", "```", "A line", ", as the page writes it."]

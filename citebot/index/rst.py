@@ -949,7 +949,29 @@ def to_markdown(lines: Sequence[str], refs: Mapping[str, str] | None = None, doc
                 if code is not None:
                     code[k] = found[int(m.group(1))]
             out[k] = _MARKED.sub("", line)
+    _rejoin(lines, out)
     return out
+
+
+_LEFT = re.compile(r"^(\s*)([,.;:!?)]+)(?=\s|$)\s*(.*)$")
+
+
+def _rejoin(lines: Sequence[str], out: list[str]) -> None:
+    """A line that starts with the punctuation after a role or link the line end cut
+    (":ref:`combining path remapping" / "<cmd_combine_remapping>`.  They follow") takes
+    it back to the line before, or that line's last word down: the text read
+    "remapping .  They follow".  Not in code, nor punctuation the page starts a line with."""
+    code = False
+    for k in range(min(len(lines), len(out))):
+        code ^= out[k].lstrip().startswith("```")
+        m = _LEFT.match(out[k]) if k and not code else None
+        if m is None or _LEFT.match(lines[k]) or not out[k - 1].strip() or out[k - 1].lstrip().startswith(("```", "|")):
+            continue
+        indent, punct, rest = m.groups()
+        if rest:
+            out[k - 1], out[k] = out[k - 1].rstrip() + punct, indent + rest
+        elif (cut := out[k - 1].rstrip().rpartition(" "))[0].strip():
+            out[k - 1], out[k] = cut[0], indent + cut[2] + punct
 
 
 def included(lines: Sequence[str] | None, options: Mapping[str, str]) -> list[str]:
