@@ -444,3 +444,30 @@ def test_a_myst_role_that_names_a_page_or_section_reads_its_title(tmp_path):
                       "In ~/.cache."]]
     assert markdown.titles("usage/a", ["Title", "=====", "", "(x)=", "", "Section", "-------"]) == {
         "doc:usage/a": "Title", "ref:x": "Section"}
+
+
+def test_pips_myst_pages_read_right():
+    # A list item that opens with a fence: its code ran on over the page, and the ```{note} after
+    # it was quoted as written.
+    page = ["- `PIP_TIMEOUT=60` is the same as `--timeout=60`", "- ```", '  PIP_FIND_LINKS="a b"', "  ```", "",
+            "  is the same as", "", "```{note}", "Empty is not false.", "```"]
+    assert markdown.clean(page) == ["- `PIP_TIMEOUT=60` is the same as `--timeout=60`", "  ```", '  PIP_FIND_LINKS="a b"',
+                                    "  ```", "", "  is the same as", "", "", "Note: Empty is not false.", ""]
+    # A target whose label has spaces is no text ("(Hash-checking mode)=" was a chunk of its own) ...
+    assert markdown.clean(["(Hash-checking mode)=", "", "# Hashes", "(a+b)="]) == ["", "", "# Hashes", "(a+b)="]
+    # ... and a role's text is unescaped, as docutils does: one backslash in a Windows path.
+    assert markdown.clean(["See {file}`C:\\\\ProgramData\\\\pip\\\\pip.ini`, {samp}`pip {cmd}`."]) == [
+        "See `C:\\ProgramData\\pip\\pip.ini`, `pip cmd`."]
+
+
+def test_a_page_that_only_redirects_has_no_text(tmp_path):
+    # pip's moved pages (".. meta:: / :http-equiv=refresh: 3; url=...", "You should be redirected
+    # automatically in 3 seconds") took a shown slot in 10 of 36 turns.
+    write(tmp_path / "moved.rst", ":orphan:\n\n.. meta::\n\n  :http-equiv=refresh: 3; url=../cli/x/\n\n"
+                                  "Moved\n=====\n\nYou should be redirected automatically in 3 seconds.\n")
+    write(tmp_path / "moved.html", '<html><head><meta http-equiv="Refresh" content="0; URL=new.html"></head>'
+                                   "<body><p>Redirecting to new.html</p></body></html>")
+    write(tmp_path / "status.html", '<html><head><meta http-equiv="refresh" content="60"></head>'
+                                    "<body><p>All systems up.</p></body></html>")  # it reloads itself: text
+    assert [len(documents.load(tmp_path / n, n).blocks) for n in ("moved.rst", "moved.html", "status.html")] == [0, 0, 1]
+    assert documents.includes(b".. pip-news-include:: ../../NEWS.rst\n") == ["../../NEWS.rst"]

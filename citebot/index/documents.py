@@ -1072,7 +1072,10 @@ def load_html(path: Path, rel: str, data: bytes) -> Document:
         img.replace_with(f" {img.get('alt', '')} ")
     # Every article of the page is read (a blog index holds many), <main> when there is one.
     root = main or soup.body or soup
-    blocks = _merge_list_items(_html_blocks(root))
+    refresh = soup.find("meta", attrs={"http-equiv": re.compile(r"^\s*refresh\s*$", re.I)})
+    # (a page that sends the reader on, "You should be redirected automatically ...", holds no text)
+    blocks = [] if refresh is not None and rst.redirects(str(refresh.get("content", ""))) \
+        else _merge_list_items(_html_blocks(root))
     # "<title>Logging HOWTO — Python 3.11.2 documentation</title>" over "<h1>Logging HOWTO</h1>":
     # the page's title is its heading; the site's name read in every citation and chunk.  A page
     # whose first heading is an <h2> (mdBook: "What is Ownership? - The Rust Programming Language"
@@ -1611,7 +1614,7 @@ def file_type(path: Path) -> str:
 # What a page's text may come from elsewhere by: rst's include and literalinclude, MyST's fenced ones,
 # MkDocs' snippets ("--8<--"), FastAPI's "{* x.py *}" and "{!x.md!}", AsciiDoc's include::.
 _INCLUDES = [re.compile(p) for p in (
-    r"^\s*\.\.\s+(?:literal)?include::\s+(\S+)", r"^\s*(?:`{3,}|:{3,})\{(?:literal)?include\}\s+(\S+)",
+    r"^\s*\.\.\s+(?:[\w-]+-)?(?:literal)?include::\s+(\S+)",  # (pip's "pip-news-include:: ../../NEWS.rst" too) r"^\s*(?:`{3,}|:{3,})\{(?:literal)?include\}\s+(\S+)",
     r"^\s*--8<--\s+[\"']([^\"']+)", r"\{\*\s*(\S+)[^*]*\*\}", r"\{!>?\s*([^!\s]+)\s*!\}", r"^include::([^\[\s]+)\[")]
 
 

@@ -77,7 +77,8 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 # a target "(labels/exit-code)=" on a line of its own.
 _MYST = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})\{([A-Za-z][\w.:-]*)\}[ \t]*(.*?)\s*$")
 _MYST_ROLE = re.compile(r"(?<![\w/{])\{(?:[\w.-]+:)*([\w.-]+)\}`((?:[^`\\]|\\.)+)`")
-_MYST_TARGET = re.compile(r"^\s*\(([\w./:-]+)\)=\s*$")  # (not "(a+b)=" in a formula)
+_MYST_TARGET = re.compile(r"^\s*\(([\w./:-][\w./: -]*)\)=\s*$")  # "(Hash-checking mode)=" (not "(a+b)=")
+_ITEM_FENCE = re.compile(r"^(\s*)((?:[-*+]|\d{1,9}[.)])\s+)(?=`{3,}|~{3,})")
 # Directives whose body is text a page shows, beyond rst's admonitions, versions and titled ones.
 _MYST_TEXT = {"admonition", "figure", "only", "glossary", "epigraph", "pull-quote", "highlights", "margin", "card",
               "grid", "grid-item", "grid-item-card", "tab-set", "div", "container", "compound", "centered",
@@ -205,6 +206,10 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
 
     for k, line in enumerate(lines):
         after_blank, blank = blank, not line.strip()
+        if fence is None and hidden is None and (item := _ITEM_FENCE.match(line)):
+            # A list item that opens with a fence ("- ```" / "  PIP_FIND_LINKS=..." / "  ```"): its
+            # code, under the item (read as an item's text, its code ran on over the page).
+            line = item.group(1) + " " * len(item.group(2)) + line[item.end():]
         if fence is None and hidden is None:
             deep = not blank and len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) >= 4
             # An indented code block goes on through deep and blank lines, and starts at a

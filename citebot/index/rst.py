@@ -131,6 +131,9 @@ def role(name: str, content: str) -> str:
         key = (content.lower() if name == "ref" else content[1:] if content.startswith("/")
                else normpath(join(dirname(_DOC.get()), content)))  # a page is named from the page naming it
         return _TITLES.get().get(f"{name}:{key}", content)
+    # A role's text is unescaped as docutils does ("C:\\ProgramData" shows one backslash), and
+    # :file:'s and :samp:'s braces mark the variable part, not text ("{file}`$HOME/{name}.ini`").
+    content = _ESCAPED.sub(r"\1", re.sub(r"(?<!\\)[{}]", "", content) if name in ("file", "samp") else content)
     if name in _PLAIN_ROLES:
         return f"PEP {content}" if name == "pep" else f"RFC {content}" if name == "rfc" else content
     if content.startswith("~"):  # ~celery.app.Celery shows "Celery"
@@ -896,6 +899,18 @@ def titles(pages: Iterable[tuple[str, Sequence[str]]]) -> dict[str, str]:
     return found
 
 
+_REFRESH = re.compile(r"^\s+:http-equiv=refresh:\s*(.*)$", re.I)  # a ".. meta::" option
+_REDIRECT = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*[;,]\s*url\s*=", re.I)
+
+
+def redirects(refresh: str) -> bool:
+    """Whether a refresh ("3; url=../../cli/pip_install/", rst's or HTML's) sends the reader to
+    another page within seconds: Sphinx's and pip's stubs for a moved page, whose "You should be
+    redirected automatically in 3 seconds" took a shown slot in 10 of 36 turns (a "60" reloads)."""
+    m = _REDIRECT.match(refresh)
+    return m is not None and float(m.group(1)) <= 10
+
+
 def _metadata(lines: Sequence[str]) -> range:
     """The lines of a page's file-wide metadata, which Sphinx never shows: a field list before
     anything but comments (coverage.py's ":orphan:" was the list item "- orphan:")."""
@@ -937,6 +952,8 @@ def to_markdown(lines: Sequence[str], refs: Mapping[str, str] | None = None, doc
     tokens = (_TITLES.set(refs or {}), _DOC.set(doc), _SUBS.set(_substitutions(lines)), _INCLUDE.set(include),
               _INCLUDED.set([]))
     meta = _metadata(lines)
+    if any((m := _REFRESH.match(x)) and redirects(m.group(1)) for x in lines):
+        return [""] * len(lines)  # a page that sends the reader on (pip's moved pages): no text of its own
     try:  # (a page's own marker character is no marker: it is dropped, as it shows nothing)
         out = _Reader(_Page()).read(["" if k in meta else x.replace(_MARK, "") for k, x in enumerate(lines)])
         found = _INCLUDED.get()
