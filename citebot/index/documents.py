@@ -1614,7 +1614,8 @@ def file_type(path: Path) -> str:
 # What a page's text may come from elsewhere by: rst's include and literalinclude, MyST's fenced ones,
 # MkDocs' snippets ("--8<--"), FastAPI's "{* x.py *}" and "{!x.md!}", AsciiDoc's include::.
 _INCLUDES = [re.compile(p) for p in (
-    r"^\s*\.\.\s+(?:[\w-]+-)?(?:literal)?include::\s+(\S+)",  # (pip's "pip-news-include:: ../../NEWS.rst" too) r"^\s*(?:`{3,}|:{3,})\{(?:literal)?include\}\s+(\S+)",
+    r"^\s*\.\.\s+(?:[\w-]+-)?(?:literal)?include::\s+(\S+)",  # (pip's "pip-news-include:: ../../NEWS.rst" too)
+    r"^\s*(?:`{3,}|:{3,})\{(?:literal)?include\}\s+(\S+)",
     r"^\s*--8<--\s+[\"']([^\"']+)", r"\{\*\s*(\S+)[^*]*\*\}", r"\{!>?\s*([^!\s]+)\s*!\}", r"^include::([^\[\s]+)\[")]
 
 
