@@ -1534,3 +1534,9 @@ def test_a_code_name_no_shown_passage_writes_is_named_as_the_reason_to_refuse():
     # a dotted name whose module a passage writes is its, a hyphenated word or an abbreviation is no name
     assert ex_mod.unwritten_name("Can I subclass unittest.TestCase?", ctx) is None
     assert ex_mod.unwritten_name("Do server-sent events work, i.e. streams?", ctx) is None
+    # A name a pattern the passages write names is written: pip documents `PIP_<UPPER_LONG_NAME>`,
+    # and "why isn't PIP_NO_CACHE_DIR= false?" was refused beside it.  The pattern's start alone is not.
+    pip = answer_ctx.Context([hit(1, "Options can be set with the format `PIP_<UPPER_LONG_NAME>`; see `--no-*`.")])
+    assert [ex_mod.unwritten_name(q, pip) for q in (
+        "Why isn't PIP_NO_CACHE_DIR= treated as false?", "What does --no-color do?", "What does --color do?",
+        "What is CELERY_BROKER_URL?")] == [None, None, "--color", "celery_broker_url"]

@@ -463,9 +463,17 @@ def unwritten_name(question: str, ctx: Context) -> str | None:
         return None
     shown = " ".join(" ".join((h.chunk.title, *h.chunk.headings, h.chunk.text)) for h in ctx.shown).casefold()
     # (a dotted name whose module the passages write is theirs: "unittest.TestCase" beside
-    # "unittest.IsolatedAsyncioTestCase" and "the standard unittest library")
-    written = [n for n in names if n in shown or "." in n and n.split(".")[0] + "." in shown]
+    # "unittest.IsolatedAsyncioTestCase" and "the standard unittest library"; and a name a pattern
+    # the passages write names is theirs: "PIP_NO_CACHE_DIR" beside pip's "PIP_<UPPER_LONG_NAME>")
+    patterns = {m.group(1) for m in _PATTERN.finditer(shown)}
+    written = [n for n in names if n in shown or "." in n and n.split(".")[0] + "." in shown
+               or any(n.startswith(p) and len(n) > len(p) for p in patterns)]
     return names[0] if not written else None
+
+
+# A name's pattern: its literal start, then a placeholder ("PIP_<UPPER_LONG_NAME>", "CELERY_{NAME}",
+# "--no-*", "app.config[...]"); the start is one word at least, and ends where a name goes on.
+_PATTERN = re.compile(r"(?<![\w-])((?:--?)?[a-z][\w.-]*[_.-])(?:<[^<>\s]+>|\{[^{}\s]+\}|\*|\[[^\[\]\s]+\])")
 
 
 def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Context, stats: Mapping[str, TermStat],
