@@ -193,9 +193,16 @@ def test_the_paragraph_that_introduces_a_code_block_moves_with_it(tmp_path):
     assert [c.text.split("\n\n")[0] for c in chunks] == [filler, "To generate a secure random key use the command:"]
     assert chunks[1].text.split("\n\n")[1:] == [code, "After."] and chunks[1].start == 5
     # A paragraph alone in its chunk stays there (moving it would leave nothing), and one that
-    # does not fit beside the block stays too.
-    alone = chunker.chunk_document(load(tmp_path, f"# Keys\n\nUse the command:\n\n{code}\n", "alone.md"), budget=60)
-    assert [c.text.split("\n\n")[0] for c in alone] == ["Use the command:", code]
+    # does not fit beside the block stays too ...
+    intro = "To make a key, use the command:"
+    alone = chunker.chunk_document(load(tmp_path, f"# Keys\n\n{intro}\n\n{code}\n", "alone.md"), budget=60)
+    assert [c.text.split("\n\n")[0] for c in alone] == [intro, code]
+    # ... but a label ("Windows:", a tab's; four words at most) joins its code over the budget, and
+    # the list item right above it comes with it (pip's "6. Install a project ..." / "Unix/macOS:"
+    # ended one chunk and their command began the next; "Windows:" stood alone between two outputs).
+    labelled = chunker.chunk_document(load(tmp_path, f"# Keys\n\n{filler}\n\n2. Make a key\n\nUnix/macOS:\n\n{code}\n\n"
+                                                     f"Windows:\n\n{code}\n", "labels.md"), budget=60)
+    assert [c.text.split("\n\n")[:2] for c in labelled][-2:] == [["2. Make a key", "Unix/macOS:"], ["Windows:", code]]
 
 
 def test_the_paragraph_that_introduces_a_list_moves_with_it_unless_something_stood_between(tmp_path):

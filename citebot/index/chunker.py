@@ -28,6 +28,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？।])\s*")
 _ENUMERATOR = re.compile(r"[ \t]*(?:\d{1,3}|[A-Za-z])\.")  # a list item's number, alone before its text
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
 _RULE_ROW = re.compile(r"^\|(?:\s*:?-{2,}:?\s*\|)+$")  # "|---|---|"
+LABEL_OVER = 24  # tokens a label and its item may take a chunk over the budget (see ``_introduction``)
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
 
 #: The most UTF-8 bytes of one chunk's text, on every backend: a Milvus VARCHAR
@@ -68,10 +69,10 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
             if current and (used + cost > budget or size + length > MAX_BYTES):
                 intro = _introduction(current, part, cost, length, budget)
                 if intro is not None:
-                    current.pop()
+                    del current[-len(intro[0]):]
                 flush()
                 if intro is not None:
-                    current, used, size = [intro[0]], intro[1], intro[2]
+                    current, used, size = intro
             current.append(part)
             used += cost
             size += length
@@ -100,14 +101,22 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
 
 
 def _introduction(current: list[Block], part: Block, cost: int, length: int,
-                  budget: int) -> tuple[Block, int, int] | None:
+                  budget: int) -> tuple[list[Block], int, int] | None:
     """The paragraph that ends ``current`` when it introduces ``part``, a code
     block, table or list that starts the next chunk ("To generate a key use the
     command:"): it moves with what it introduces, or the chunk before ends in
     a dangling ":" and the command's chunk never says what the command is for.
-    With its token count and bytes; None when it is the chunk's only block or
-    the two do not fit one chunk."""
-    last = current[-1] if len(current) > 1 else None
+    A label ("Windows:", a tab's) moves even where it makes that chunk a few
+    tokens over the budget, and the list item right above it with it (pip's
+    "6. Install a project from VCS in "editable" mode." / "Unix/macOS:" /
+    its command: the item ended one chunk, its command began the next, and a
+    chunk of "Windows:" alone stood between two long outputs).  With their
+    token count and bytes; None when it is the chunk's only block (but a
+    label) or the two do not fit one chunk."""
+    # (a chunk of a label alone: the label and its code are one, over the budget)
+    alone = len(current) == 1 and part.kind == "code" and len(current[0].text.split()) <= 4 \
+        and tokens.count(current[0].text) <= LABEL_OVER
+    last = current[-1] if len(current) > 1 or alone else None
     # A title above a table or code block ("Table 8.2. Numeric Types": a few words, no sentence end)
     # introduces it as a colon does.
     titled = (last is not None and last.kind == "para" and part.kind in ("code", "table")
@@ -121,7 +130,18 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int,
             or not (last.text.rstrip().endswith((":", "：")) or titled)):
         return None
     own, size = tokens.count(last.text), len(last.text.encode("utf-8")) + 2
-    return (last, own, size) if own + cost <= budget and size + length <= MAX_BYTES else None
+    label = part.kind == "code" and len(last.text.split()) <= 4 and own <= LABEL_OVER and "\n" not in last.text.strip()
+
+    def fits(extra: int, more: int) -> bool:  # (code over the budget is a chunk of its own: a label may join it)
+        return (extra + cost <= budget + (LABEL_OVER if label else 0)
+                or label and cost > budget and extra <= 2 * LABEL_OVER) and more + length <= MAX_BYTES
+    item = current[-2] if len(current) >= 2 else None
+    if label and item is not None and item.kind == "para" and _LIST_ITEM.match(item.text) \
+            and last.start - item.end <= 2:
+        mine, bytes_ = tokens.count(item.text), len(item.text.encode("utf-8")) + 2
+        if fits(mine + own, bytes_ + size):
+            return [item, last], own + mine, size + bytes_
+    return ([last], own, size) if fits(own, size) else None
 
 
 def _fit(block: Block, budget: int) -> list[Block]:
