@@ -1540,3 +1540,17 @@ def test_a_code_name_no_shown_passage_writes_is_named_as_the_reason_to_refuse():
     assert [ex_mod.unwritten_name(q, pip) for q in (
         "Why isn't PIP_NO_CACHE_DIR= treated as false?", "What does --no-color do?", "What does --color do?",
         "What is CELERY_BROKER_URL?")] == [None, None, "--color", "celery_broker_url"]
+
+
+def test_a_label_after_the_quote_brings_the_code_it_names():
+    # pip's "How do I install a package in editable mode from a specific git branch?" quoted the
+    # numbered example's two sentences and stopped before its "Unix/macOS:" tab and command.
+    scored = [scored_unit(1, 0, '6. Install a project from VCS in "editable" mode.', 0.8, {"editable"}),
+              scored_unit(1, 1, "See the sections on VCS Support.", 0.5, {"vcs"}),
+              scored_unit(1, 2, "Unix/macOS:", 0.1, set()),
+              scored_unit(1, 3, "```shell\npip install -e git+https://x.git@feature#egg=pkg\n```", 0.3, {"git"},
+                          kind="code")]
+    out = ex_mod.compose(scored, 0.1, max_units=3)
+    assert out.quoted == [1, 1, 1, 1] and out.text.endswith("git+https://x.git@feature#egg=pkg\n```\n[1]")
+    # No room: the window's limit counts the code, not the label.
+    assert ex_mod.compose(scored, 0.1, max_units=2).quoted == [1, 1]

@@ -655,6 +655,18 @@ def _header_words(u: Unit) -> set[str]:
     return set(analyzer.analyze(u.quote.split("\n")[0]))
 
 
+def _labelled_code(quote: list[Unit], scored: list[Scored], limit: int) -> list[Unit]:
+    """The quote, and a label right after it with the code it names ("6. Install a project from VCS
+    in "editable" mode." / "Unix/macOS:" / its command, a tab's): the quote said what to do and
+    ended without the command that does it.  The label counts as no unit of ``limit``."""
+    chunk = {s.unit.i: s.unit for s in scored if s.unit.n == quote[-1].n}
+    label, code = chunk.get(quote[-1].i + 1), chunk.get(quote[-1].i + 2)
+    if label is None or code is None or code.kind != "code" or label.kind != "sentence" or quote[-1].kind == "code" \
+            or len(label.text.split()) > 4 or not label.text.rstrip().endswith((":", "：")) or len(quote) + 1 > limit:
+        return quote
+    return [*quote, label, code]
+
+
 def _steps(best: Scored, scored: list[Scored]) -> list[Unit] | None:
     """Every step of the numbered list ``best`` is a step of, in order, when
     there are at most ``MAX_STEPS`` (a longer list is a reference, not a procedure)."""
@@ -902,8 +914,9 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # before "The fixture scope defaults to `function` scope.", the best unit of all.
         best = next((s for s in ranked if s.unit.n == best.unit.n and s.unit.kind == "sentence"
                      and s.score >= LEAD * best.score and _GIVES_DEFAULT.search(s.unit.text)), best)
-    quotes = [(steps and _steps(best, scored)) or _introduced_steps(best.unit, _window(best, scored, max_units), scored,
-                                                                       steps)]
+    quotes = [_labelled_code((steps and _steps(best, scored))
+                             or _introduced_steps(best.unit, _window(best, scored, max_units), scored, steps),
+                             scored, max_units)]
     if quantity and not any(holds(_QUANTITY, u.text) for u in quotes[0]):
         return Extract(REFUSAL, [], scored, [], reason="the question asks for a number and the passage that "
                                                        "matches it best gives none")
