@@ -114,9 +114,7 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int,
     token count and bytes; None when it is the chunk's only block (but a
     label) or the two do not fit one chunk."""
     # (a chunk of a label alone: the label and its code are one, over the budget)
-    alone = len(current) == 1 and part.kind == "code" and len(current[0].text.split()) <= 4 \
-        and tokens.count(current[0].text) <= LABEL_OVER
-    last = current[-1] if len(current) > 1 or alone else None
+    last = current[-1] if len(current) > 1 or part.kind == "code" and _label(current[0]) else None
     # A title above a table or code block ("Table 8.2. Numeric Types": a few words, no sentence end)
     # introduces it as a colon does.
     titled = (last is not None and last.kind == "para" and part.kind in ("code", "table")
@@ -130,7 +128,7 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int,
             or not (last.text.rstrip().endswith((":", "：")) or titled)):
         return None
     own, size = tokens.count(last.text), len(last.text.encode("utf-8")) + 2
-    label = part.kind == "code" and len(last.text.split()) <= 4 and own <= LABEL_OVER and "\n" not in last.text.strip()
+    label = part.kind == "code" and _label(last)
 
     def fits(extra: int, more: int) -> bool:  # (code over the budget is a chunk of its own: a label may join it)
         return (extra + cost <= budget + (LABEL_OVER if label else 0)
@@ -142,6 +140,12 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int,
         if fits(mine + own, bytes_ + size):
             return [item, last], own + mine, size + bytes_
     return ([last], own, size) if fits(own, size) else None
+
+
+def _label(block: Block) -> bool:
+    """A label's paragraph ("Windows:", a tab's): one line of four words at most, ``LABEL_OVER`` tokens."""
+    text = block.text.strip()
+    return block.kind == "para" and len(text.split()) <= 4 and "\n" not in text and tokens.count(text) <= LABEL_OVER
 
 
 def _fit(block: Block, budget: int) -> list[Block]:

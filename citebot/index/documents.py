@@ -415,9 +415,8 @@ def _includer(path: Path, root: Path) -> Callable[[str], list[str] | None]:
     included file alone is read at the page's next change or ``--rebuild``."""
     def read(name: str) -> list[str] | None:
         try:
-            top = root.resolve()
-            target = ((top / name.lstrip("/")) if name.startswith("/") else (path.parent / name)).resolve()
-            inside = target.relative_to(top)
+            target = _include_target(path, root, name)
+            inside = target.relative_to(root.resolve())
             if any(part.startswith(".") for part in inside.parts) or file_type(target) in SUFFIXES:
                 return None
             found = _FOUND.get()
@@ -429,6 +428,12 @@ def _includer(path: Path, root: Path) -> Callable[[str], list[str] | None]:
         except (OSError, RuntimeError, ValueError, UnreadableDocument):  # outside, looping, unreadable: not shown
             return None
     return read
+
+
+def _include_target(path: Path, root: Path, name: str) -> Path:
+    """The file an include in ``path`` names, resolved: relative to the page, or to the folder
+    being read (``root``) when written "/examples/x.py"."""
+    return ((root.resolve() / name.lstrip("/")) if name.startswith("/") else (path.parent / name)).resolve()
 
 
 def _root(path: Path, rel: str) -> Path:
@@ -1638,7 +1643,7 @@ def unread(path: Path, root: Path, names: Iterable[str]) -> list[str]:
     out = []
     for name in names:
         try:
-            target = ((root / name.lstrip("/")) if name.startswith("/") else (path.parent / name)).resolve()
+            target = _include_target(path, root, name)
             if not target.is_relative_to(root.resolve()) or not target.exists():
                 out.append(name)
         except (OSError, RuntimeError, ValueError):

@@ -165,7 +165,7 @@ def titles(doc: str, lines: list[str]) -> dict[str, str]:
         if not line.strip():
             continue
         atx = _ATX.match(line)
-        setext = k + 1 < len(shown) and re.match(r"^ {0,3}(?:=+|-+)\s*$", shown[k + 1]) and not line.startswith(" ")
+        setext = k + 1 < len(shown) and _SETEXT.match(shown[k + 1]) and not line.startswith(" ")
         if atx or setext:
             title = atx.group(1) if atx else line.strip()
             found.setdefault(f"doc:{doc}", title)

@@ -915,13 +915,12 @@ def _metadata(lines: Sequence[str]) -> range:
     """The lines of a page's file-wide metadata, which Sphinx never shows: a field list before
     anything but comments (coverage.py's ":orphan:" was the list item "- orphan:")."""
     k, n = 0, len(lines)
-    while k < n and (_blank(lines[k]) or lines[k][:1].isspace() and k and not _blank(lines[k - 1])
-                     or _EXPLICIT.match(lines[k]) and not re.match(r"^\.\.\s+(?:_|\[|\|)|^\.\.\s+[\w.:+-]+::", lines[k])):
-        k += 1  # (a comment's own lines run on indented)
+    while k < n and (_blank(lines[k]) or _EXPLICIT.match(lines[k]) and not _DIRECTIVE.match(lines[k])
+                     and not _FOOTNOTE.match(lines[k]) and not re.match(r"^\.\.\s+[_|]", lines[k])):
+        k = k + 1 if _blank(lines[k]) else _body_end(lines, k + 1, 0)  # (a comment runs on in its indented lines)
     first = k
-    while k < n and (_FIELD.match(lines[k]) and not lines[k][:1].isspace() or k > first and lines[k][:1].isspace()
-                     and not _blank(lines[k])):
-        k += 1
+    while k < n and _FIELD.match(lines[k]) and not lines[k][:1].isspace():
+        k = _body_end(lines, k + 1, 0)  # (a field's text runs on indented too)
     return range(first, k)
 
 
@@ -949,11 +948,11 @@ def to_markdown(lines: Sequence[str], refs: Mapping[str, str] | None = None, doc
     where it may not be read; ``code``, when given, receives the code each
     one shows, by the index of its line: (language, lines), code that has no
     lines of its own in the file."""
-    tokens = (_TITLES.set(refs or {}), _DOC.set(doc), _SUBS.set(_substitutions(lines)), _INCLUDE.set(include),
-              _INCLUDED.set([]))
-    meta = _metadata(lines)
     if any((m := _REFRESH.match(x)) and redirects(m.group(1)) for x in lines):
         return [""] * len(lines)  # a page that sends the reader on (pip's moved pages): no text of its own
+    meta = _metadata(lines)
+    tokens = (_TITLES.set(refs or {}), _DOC.set(doc), _SUBS.set(_substitutions(lines)), _INCLUDE.set(include),
+              _INCLUDED.set([]))
     try:  # (a page's own marker character is no marker: it is dropped, as it shows nothing)
         out = _Reader(_Page()).read(["" if k in meta else x.replace(_MARK, "") for k, x in enumerate(lines)])
         found = _INCLUDED.get()
