@@ -606,3 +606,11 @@ def test_punctuation_after_a_reference_a_line_end_cut_stays_with_its_text():
     assert rst.to_markdown(page) == [
         "Patterns are used for combining path remapping.", "They follow.", "", "Read the Optimizing", "Guide.", "",
         "", "```text", "a", ", kept", "```", "A line", ", as the page writes it."]
+
+
+def test_a_redirect_page_leaves_no_reading_context_behind():
+    # The redirect check returned after the page's titles, includer and substitutions were set, and
+    # never reset them: the next reading in that context saw the redirect page's.
+    moved = [".. meta::", "", "  :http-equiv=refresh: 0; url=../new/", "", "Moved", "=====", "", "See :doc:`x`."]
+    assert rst.to_markdown(moved, {"doc:x": "X"}, "a/moved") == [""] * len(moved)
+    assert rst.role("doc", "/x") == "/x"  # (read outside any page: the name as written, not "X")
