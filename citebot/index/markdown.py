@@ -76,7 +76,7 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 # "```{code-block} python"; Quarto's "```{python}" is a code cell.  A role reads "{doc}`text <page>`",
 # a target "(labels/exit-code)=" on a line of its own.
 _MYST = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})\{([A-Za-z][\w.:-]*)\}[ \t]*(.*?)\s*$")
-_MYST_ROLE = re.compile(r"(?<![\w/{])\{(?:[\w.-]+:)*([\w.-]+)\}`((?:[^`\\]|\\.)+)`")
+_MYST_ROLE = re.compile(r"(?<![/{])\{(?:[\w.-]+:)*([\w.-]+)\}`((?:[^`\\]|\\.)+)`")
 _MYST_TARGET = re.compile(r"^\s*\(([\w./:-][\w./: -]*)\)=\s*$")  # "(Hash-checking mode)=" (not "(a+b)=")
 _ITEM_FENCE = re.compile(r"^(\s*)((?:[-*+]|\d{1,9}[.)])\s+)(?=`{3,}|~{3,})")
 # Directives whose body is text a page shows, beyond rst's admonitions, versions and titled ones.
@@ -472,8 +472,8 @@ def _reading(line: str, out: list[str], links: frozenset[str] = frozenset()) -> 
     if "}`" in line:  # a MyST role: what it shows ("{doc}`the license <license>`" reads "the license")
         # (not in code: "`/items/{item_id}` and `PUT`" holds none)
         spans = [m.span() for m in _CODE_SPAN.finditer(line)]
-        line = _MYST_ROLE.sub(lambda m: m.group(0) if _inside(spans, m.start()) else rst.role(m.group(1), m.group(2)),
-                              line)
+        line = _MYST_ROLE.sub(lambda m: m.group(0) if _inside(spans, m.start()) or not _role_at(line, m)
+                              else rst.role(m.group(1), m.group(2)), line)
     return _rendered_links(_FOOTNOTE_REF.sub("", line), links)
 
 
@@ -483,6 +483,13 @@ _REF_LINK = re.compile(r"(?<![\w\])\\`])\[((?:[^\[\]`\\]|\\.|`[^`]*`)+)\]\[(?:[^
 _SHORTCUT = re.compile(r"(?<![\w\])\\`!])\[((?:[^\[\]`\\]|\\.|`[^`]*`)+)\](?![\[(:])")  # "[mypyc]", no (url) or [ref]
 # "\[", "\*": a backslash escape shows the character (CommonMark: ASCII punctuation)
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _role_at(line: str, m: re.Match) -> bool:
+    """Whether a role stands at ``m``: right after a word only when its name is a
+    role Sphinx knows (MyST reads "compatible{sup}`1`" as one; "x{y}`z`" is left as written)."""
+    return m.start() == 0 or not (line[m.start() - 1].isalnum() or line[m.start() - 1] == "_") \
+        or m.group(1) in rst.KNOWN_ROLES
 
 
 def _inside(spans: list[tuple[int, int]], at: int) -> bool:

@@ -92,6 +92,7 @@ _PLAIN_ROLES = {"ref", "doc", "term", "abbr", "guilabel", "menuselection", "math
 _DOCTEST_FLAG = re.compile(r"\s*#\s*doctest:.*$")
 _ESCAPED = re.compile(r"\\(.)")
 _LITERAL_ROLES = {"program", "command", "file", "samp", "code", "kbd", "makevar", "regexp", "mimetype"}
+KNOWN_ROLES = _PLAIN_ROLES | _LITERAL_ROLES
 _ROLE = re.compile(r":(?:[\w-]+:)*([\w-]+):`((?:[^`\\]|\\.)+)`")
 _LITERAL = re.compile(r"``(.+?)``(?!`)")
 _REFERENCE = re.compile(r"`((?:[^`\\]|\\.)+?)`__?(?![\w])")  # `text <url>`_ and `text`_
@@ -135,7 +136,9 @@ def role(name: str, content: str) -> str:
     # :file:'s and :samp:'s braces mark the variable part, not text ("{file}`$HOME/{name}.ini`").
     content = _ESCAPED.sub(r"\1", re.sub(r"(?<!\\)[{}]", "", content) if name in ("file", "samp") else content)
     if name in _PLAIN_ROLES:
-        return f"PEP {content}" if name == "pep" else f"RFC {content}" if name == "rfc" else content
+        # a superscript reads as HTML's <sup> does, "^1": "compatible^1", not the word "compatible1"
+        return (f"PEP {content}" if name == "pep" else f"RFC {content}" if name == "rfc"
+                else f"^{content}" if name == "sup" else content)
     if content.startswith("~"):  # ~celery.app.Celery shows "Celery"
         content = content[1:].rsplit(".", 1)[-1]
     return f"`{re.sub(r'^@-?', '', content)}`"  # Celery's "~@Retry" (its app) shows "Retry"
