@@ -580,6 +580,22 @@ def test_a_list_items_words_are_the_context_of_its_sentences():
     assert scored["Defaults to `30`."].lexical == pytest.approx(1 / 3)
 
 
+def test_a_labels_words_are_the_context_of_the_code_it_names():
+    # pip's cache paths are three tabs, "Linux:", "MacOS:", "Windows:", each over a path alone: asked
+    # "... on macOS?", every path scored the same and the Linux one, first, was the quote.
+    text = ("Linux:\n\n```\n~/.cache/pip\n```\n\nMacOS:\n\n```\n~/Library/Caches/pip\n```\n\n"
+            "Windows:\n\n```\n%LocalAppData%\\pip\\Cache\n```")
+    ctx = answer_ctx.Context([hit(1, text)])
+    q = "which path on macos?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.1)
+    # Terms path and maco (idf 1 each): the MacOS path holds maco at half through its label, 0.5 / 2;
+    # the other paths hold neither term.
+    scored = {s.unit.text: s for s in ex.scores}
+    assert scored["```\n~/Library/Caches/pip\n```"].lexical == pytest.approx(0.5 / 2)
+    assert scored["```\n~/.cache/pip\n```"].lexical == scored["```\n%LocalAppData%\\pip\\Cache\n```"].lexical == 0
+    assert ex.text == "“MacOS:”\n```\n~/Library/Caches/pip\n```\n[1]"
+
+
 def test_a_label_that_is_no_admonition_is_what_a_colon_introduces():
     # "Error:" and "Example:" in prose are the message a sentence introduces, not an aside: the quote
     # stopped at "this message:" and dropped the answer.

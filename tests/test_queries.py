@@ -62,6 +62,8 @@ def test_load_synonyms_repo_file():
     assert ("voucher", "gift card") in groups
     assert ("undo a release", "rollback", "roll back") in groups
     assert "How do I set up two-factor authentication?" in expand("How do I set up 2FA?", groups)
+    # An operating system by its short name: pip's "MacOS:" tab answers "where is the cache on a Mac?"
+    assert "where is the cache on a macOS?" in expand("where is the cache on a Mac?", groups)
 
 
 def test_load_synonyms_accepts_a_bare_list_and_cleans_terms(tmp_path):

@@ -512,10 +512,14 @@ def score_units(question: str, weighted: Sequence[Mapping[str, float]], ctx: Con
         # case:", its script, and "Here we use a test.sh custom script."): the sentences around the
         # script held the item's words and the script, which a how-to question asks for, did not.
         within = [_within(units_, k) for k in range(len(units_))]
+        # ... and a label's words are the context of the code it names, as a heading's are: pip's
+        # "MacOS:" over `~/Library/Caches/pip`, one of three tabs whose code alone says no system.
+        labels = [analyzed[k - 1] if u.kind == "code" and k and _is_label(units_[k - 1]) else set()
+                  for k, u in enumerate(units_)]
         opening = h.chunk.start == starts[(h.chunk.source, h.chunk.headings)]
         first = min((u.i for u in units_), default=None) if opening else None
-        for u, words, item in zip(units_, analyzed, within):
-            near = heading | items[item] if item is not None else heading
+        for u, words, item, label in zip(units_, analyzed, within, labels):
+            near = (heading | items[item] if item is not None else heading) | label
             lex = max((sum(stats[t].idf * w * (1.0 if t in words else half if t in near else 0.0)
                            for t, w in v.items()) / total for v, total in totals), default=0.0)
             if kind is not None and holds(kind, u.text):
@@ -661,10 +665,15 @@ def _labelled_code(quote: list[Unit], scored: list[Scored], limit: int) -> list[
     ended without the command that does it.  The label counts as no unit of ``limit``."""
     chunk = {s.unit.i: s.unit for s in scored if s.unit.n == quote[-1].n}
     label, code = chunk.get(quote[-1].i + 1), chunk.get(quote[-1].i + 2)
-    if label is None or code is None or code.kind != "code" or label.kind != "sentence" or quote[-1].kind == "code" \
-            or len(label.text.split()) > 4 or not label.text.rstrip().endswith((":", "：")) or len(quote) + 1 > limit:
+    if label is None or code is None or code.kind != "code" or not _is_label(label) or quote[-1].kind == "code" \
+            or len(quote) + 1 > limit:
         return quote
     return [*quote, label, code]
+
+
+def _is_label(unit: Unit) -> bool:
+    """A label of the code after it: a sentence of four words at most ending in ":" ("Windows:")."""
+    return unit.kind == "sentence" and len(unit.text.split()) <= 4 and unit.text.rstrip().endswith((":", "："))
 
 
 def _steps(best: Scored, scored: list[Scored]) -> list[Unit] | None:
