@@ -363,6 +363,21 @@ def test_python_docs_descriptions_name_their_module_and_say_what_sphinx_adds():
                                       "```pycon", ">>> f()", "", "```"]  # Sphinx hides doctest flags
 
 
+def test_an_autodoc_directive_reads_the_body_written_under_it():
+    # attrs' API page writes its text under "autofunction::" and "autoclass::" (Sphinx shows the
+    # docstring, then the body): every body was dropped, 428 of the page's 566 lines.  A body-less one,
+    # whose text is all in the code, says nothing; an automodule names the module, as module:: does.
+    lines = [".. automodule:: attrs", "", ".. autofunction:: evolve", "", "   Creates a new instance.", "",
+             ".. autoclass:: Attribute", "   :members: evolve", "", "   Used for introspection.", "",
+             ".. autodata:: NOTHING", "", ".. autosummary::", "", "   attrs.x", ""]
+    assert rst.to_markdown(lines) == ["", "", "", "", "- `attrs.evolve`: Creates a new instance.", "",
+                                      "", "", "", "- class `attrs.Attribute`: Used for introspection.", "",
+                                      "", "", "", "", "", ""]
+    # ... and the default role's reference shows its text ("`documented on a separate page <api-attr>`")
+    assert rst.inline("It is `documented elsewhere <api-attr>`, see `a <b>`_ or ``x <y>``.") == (
+        "It is documented elsewhere, see a or `x <y>`.")
+
+
 def test_a_descriptions_later_paragraphs_stay_in_its_item_and_a_tab_names_its_text():
     # Flask's config.rst: "Default: ``None``" read at the margin after MAX_CONTENT_LENGTH's entry, which
     # ended the list in Markdown: no part of the entry, and "what is its default?" never quoted it.

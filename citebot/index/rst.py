@@ -23,7 +23,8 @@ a section's underline was text, ``.. code-block::`` bodies were sentences,
   the chunker does not keep as text); a row of one cell across a grid table
   labels the rows below it
 * dropped: comments and targets (``.. _label:``, ``.. |sub| image::``),
-  ``toctree``, ``contents``, ``image``, ``include``, ``automodule``,
+  ``toctree``, ``contents``, ``image``, ``include``, autodoc's docstrings
+  (the body written under ``autofunction::`` reads as a ``function::``'s),
   ``only:: latex`` and other directives whose text lives elsewhere, a
   directive's ``:option:`` lines and transitions; any other directive's body
   is read as text, and its argument when it says something
@@ -104,6 +105,8 @@ _WORD_REFERENCE = re.compile(r"\b([A-Za-z][\w-]*?)__?(?=[\s.,;:!?)]|$)")  # "see
 _CUT_CLOSE = re.compile(r"^([^`<]*?)\s*(?:<[^<>`]*>)?(?<![\s:])`(?:__?)?(?=[^`]*$)")
 _CUT_OPEN = re.compile(r"(?:(?<=\s)|^)(?::[\w:-]+:)?`(?=[^`]*$)")
 _TARGET = re.compile(r"\s*<([^<>]+)>$")
+# the default role's cross-reference, "`documented on a separate page <api-attr>`": its text shows
+_INTERPRETED = re.compile(r"(?<![`\w])`([^`<>]*[^`<>\s])\s+<[^<>`]+>`(?![`_\w])")
 _INLINE_TARGET = re.compile(r"_`([^`]+)`")
 
 
@@ -164,6 +167,7 @@ def _text(part: str) -> str:
     s = _ROLE.sub("\x00", part)
     s = _INLINE_TARGET.sub(r"\1", s)
     s = _REFERENCE.sub(_reference, s)
+    s = _INTERPRETED.sub(r"\1", s)
     s = _FOOTNOTE_REF.sub("", s)
     s = _SUBSTITUTION.sub(lambda m: _SUBS.get().get(m.group(1), m.group(1)), s)
     s = _WORD_REFERENCE.sub(r"\1", s)
@@ -427,6 +431,12 @@ class _Reader:
         """Reads the directive at line i into ``out``; returns the line after it."""
         ind, name, arg = len(d.group(1)), d.group(2).lower(), (d.group(3) or "").strip()
         kind = name.rsplit(":", 1)[-1] if name.rsplit(":", 1)[-1] in _OBJECTS else name
+        # autodoc's "autofunction:: attrs.evolve" shows the docstring, which lives in the code, and then
+        # the body written under it, which is text like a "function::" body (attrs' API page lost 428 of
+        # its 566 lines); one with no body says nothing here.
+        auto = name.startswith("auto") and name[4:] in _OBJECTS | {"module"}
+        if auto:
+            kind = name[4:]
         end = stop = _body_end(lines, i + 1, ind)
         while end < len(lines) and _blank(lines[end]) and end > i + 1:  # blank lines after the body
             end += 1  # are its (a code block at its end closes on one)
@@ -442,12 +452,15 @@ class _Reader:
         # is docutils' (it names a style); Sphinx's describes a Python class.
         if kind in ("module", "currentmodule"):  # Sphinx names what it describes after it: logging.getLogger
             self.page.module = "" if arg in ("", "None") else arg
+            if auto and any(x.strip() for x in body):
+                kind = "automodule"  # its body is the page's text, under no label
         if kind == "include" and ("code" in options or "literal" in options):
             # docutils shows such an include as code, as a literalinclude: pytest-asyncio's pages write
             # every example so ("Add the following code to the `__init__.py`:" was followed by nothing)
             kind = "literalinclude"
             options.setdefault("language", options.get("code", ""))
-        if kind in _DROPPED or name.startswith("auto") or kind == "only" and (
+        if kind in _DROPPED or name.startswith("auto") and not auto or auto and not any(x.strip() for x in body) \
+                or kind == "only" and (
                 "html" not in arg or "not html" in arg) or kind == "class" and not any(x.strip() for x in body):
             out.extend([""] * (end - i))
             return end
