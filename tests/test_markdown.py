@@ -14,7 +14,7 @@ def test_admonitions_become_labelled_text_and_closers_vanish():
     assert len(out) == len(lines)  # line numbers keep pointing at the source
     assert out[:5] == ["", "", "Tip: Use **Annotated**.", "", ""]
     assert out[5:8] == ["", "Note (Technical Details): Starlette does it.", ""]
-    assert out[8:10] == ["", "    Warning (Careful): Do not."]
+    assert out[8:10] == ["", "Warning (Careful): Do not."]  # (its body at the marker's indent)
     assert out[10:] == ["Info:", "```", "x = 1", "```", ""]  # a block opening with code: the label on its own line
     # The answerer knows each labelled line opens an aside (it does not run a quote into one).
     assert [bool(markdown.ASIDE.match(x.strip())) for x in out if x.strip()] == [True, True, True] + [False] * 4
@@ -47,6 +47,39 @@ def test_a_documentation_page_chunks_into_clean_text(tmp_path):
     assert chunks[-1].headings == ("Tags",) and chunks[-1].text == "Use tags." and chunks[-1].start == 15
 
 
+def test_a_first_heading_below_level_one_titles_the_page_only_when_it_heads_it(tmp_path):
+    # pydantic-settings' page has no "#": its first "## Installation" was the title of all 183 chunks
+    # (and a word of every chunk's searched text), and no section of its own.
+    doc = documents.load(write(tmp_path / "index.md", "## Installation\n\nRun it.\n\n## Usage\n\nCall it.\n"), "index.md")
+    assert doc.title == "index" and [c.headings for c in chunker.chunk_document(doc, 220)] == [
+        ("Installation",), ("Usage",)]
+    # An "##" over "###" sections alone heads the page, as a "#" does.
+    doc = documents.load(write(tmp_path / "one.md", "## Only\n\nText.\n\n### Sub\n\nMore.\n"), "one.md")
+    assert doc.title == "Only" and [c.headings for c in chunker.chunk_document(doc, 220)] == [(), ("Sub",)]
+
+
+def test_attrs_and_pydantic_settings_pages_read_right(tmp_path):
+    # attrs: a MyST "% comment" was indexed as text, the second of "{func}`a`/{func}`b`" stayed raw and
+    # a footnote mark left "for you , however"; pydantic-settings: a fence's title="..." (the file the
+    # code goes in, there the setting's name) was lost.
+    assert markdown.clean(["% {func} syntax does not work here.", "", "- {func}`attrs.field`/{func}`attr.ib` and",
+                           "  30", "% of users.", "", "a method for you [^fn1], however", "",
+                           '``` title="/var/run/database_password"', "super_secret", "```"]) == [
+        "", "", "- `attrs.field`/`attr.ib` and", "  30", "% of users.", "", "a method for you, however",
+        "/var/run/database_password:", "```", "super_secret", "```"]
+    # An admonition's body reads at its marker's indent: after "1. ..." the note at the margin ended the
+    # list (it was read as the item's, and the item became the note's heading); one in an item stays in it.
+    doc = documents.load(write(tmp_path / "n.md", "# Case\n\n1. Note that x is one.\n\n!!! note\n    On Windows"
+                                                  " it differs.\n\n    ```py\n    import os\n    ```\n\n"
+                                                  "- item\n\n    !!! tip\n        Inside.\n"), "n.md")
+    assert [(b.text, b.item) for b in doc.blocks[1:]] == [
+        ("1. Note that x is one.", ""), ("Note: On Windows it differs.", ""), ("```py\nimport os\n```", ""),
+        ("- item", ""), ("Tip: Inside.", "item")]
+    # A thematic break is no text: attrs' index page had a chunk that read "---".
+    doc = documents.load(write(tmp_path / "i.md", "# Index\n\nText.\n\n---\n\n* * *\n\n## Next\n\nMore.\n"), "i.md")
+    assert [b.text for b in doc.blocks] == ["Index", "Text.", "Next", "More."]
+
+
 def test_a_fence_closes_only_on_a_run_as_long_with_nothing_after_it(tmp_path):
     text = ("# Guide\n\n````markdown\n```bash\n# install the tool\n```\n<b>kept</b>\n````\n\n"
             "```x``` is inline code, not a fence.\n\n## Later\n\nText.\n")
@@ -67,7 +100,7 @@ def test_nested_blocks_labels_and_their_end():
     assert out[2] == "Tab (Python 3.10+): Use `str | None`." and out[4] == ""
     assert out[11] == "Unrelated paragraph."  # the tip held only an include: its label goes with it
     assert out[13:17] == ["Note:", "| Key | Value |", "|---|---|", "| a | 1 |"]  # the header row stays the header
-    assert out[18:] == ["Tip:", "    * first item"]
+    assert out[18:] == ["Tip:", "* first item"]
     assert len(out) == len(lines)
 
 
@@ -115,7 +148,7 @@ def test_an_html_comment_in_an_indented_code_block_is_code(tmp_path):
     lines = ["Put this in the template:", "", "    <!-- header -->", "    <!-- begin", "", "The page after it."]
     assert markdown.clean(lines) == lines
     admonition = ["!!! note", "", "    <!-- hidden -->", "    Shown."]  # an admonition's body is its text
-    assert markdown.clean(admonition) == ["", "", "    ", "    Note: Shown."]
+    assert markdown.clean(admonition) == ["", "", "", "Note: Shown."]
     doc = documents.load(write(tmp_path / "t.md", "# T\n\nIntro.\n\n    <!-- begin\n\n## Next\n\nKept text.\n"), "t.md")
     assert [c.text for c in chunker.chunk_document(doc, 220)] == ["Intro.\n\n```\n<!-- begin\n```", "Kept text."]
 

@@ -174,7 +174,11 @@ def _finish_meta(meta: dict, blocks: list[Block], fallback_title: str, rel: str 
     """The language: front matter, else the folder that names one (a Latin
     script says nothing about German vs English), else the script; the title
     when none is given: the first heading (with ``headings``), else ``fallback_title``."""
-    heading = next((b.text for b in blocks if b.kind == "heading"), None) if headings else None
+    first = next((k for k, b in enumerate(blocks) if b.kind == "heading"), None) if headings else None
+    # ... a first heading below level 1 only when no later heading is as high: pydantic-settings' one
+    # page opens with "## Installation" among thirty "##" sections, and every chunk was titled so.
+    heading = None if first is None or blocks[first].level > 1 and any(
+        b.kind == "heading" and b.level <= blocks[first].level for b in blocks[first + 1:]) else blocks[first].text
     folder = lang_folder(rel)
     if folder and not meta.get("lang"):
         meta = {**meta, "lang": folder[1]}
@@ -278,6 +282,10 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
             para = []
             i += 1
             continue
+        if headings and _BREAK.match(line):  # a thematic break ("---" after a blank line) is no text
+            flush(i)
+            i += 1
+            continue
         # (In plain text a table's rows close with "|" too: Vim's "|usr_30.txt|, for information"
         # and "|02.1|  Running Vim" lines are text, and were read as rows that cut sentences in two.)
         if line.lstrip().startswith("|") and (headings or line.rstrip().endswith("|")):
@@ -309,6 +317,7 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
     return blocks
 
 
+_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _NESTED_ITEM = re.compile(r"^ {1,12}(?:[-*+]|\d+[.)])\s")
 _ITEM_TEXT = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(\S.*)")
 _NAMED = re.compile(r"^(.{1,80}?):(?:\s|$)")  # "BORG_SELFTEST: This can be used ..."

@@ -76,7 +76,11 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 # "```{code-block} python"; Quarto's "```{python}" is a code cell.  A role reads "{doc}`text <page>`",
 # a target "(labels/exit-code)=" on a line of its own.
 _MYST = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})\{([A-Za-z][\w.:-]*)\}[ \t]*(.*?)\s*$")
-_MYST_ROLE = re.compile(r"(?<![/{])\{(?:[\w.-]+:)*([\w.-]+)\}`((?:[^`\\]|\\.)+)`")
+_BOX = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*[A-Za-z-]+")  # an admonition whose body is indented under it
+_FENCE_TITLE = re.compile(r"""\btitle=(["'])([^"'\n]+)\1""")
+_MYST_COMMENT = re.compile(r"^%(?:\s|$)")
+# (after "/" only when a role ends right before it: "{func}`attrs.field`/{func}`attr.ib`")
+_MYST_ROLE = re.compile(r"(?<![^`]/)(?<!\{)\{(?:[\w.-]+:)*([\w.-]+)\}`((?:[^`\\]|\\.)+)`")
 _MYST_TARGET = re.compile(r"^\s*\(([\w./:-][\w./: -]*)\)=\s*$")  # "(Hash-checking mode)=" (not "(a+b)=")
 _ITEM_FENCE = re.compile(r"^(\s*)((?:[-*+]|\d{1,9}[.)])\s+)(?=`{3,}|~{3,})")
 # Directives whose body is text a page shows, beyond rst's admonitions, versions and titled ones.
@@ -204,7 +208,19 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             out[-1] = label.strip()  # on the blank line before the table, list or code
         label = ""
 
+    boxes: list[int] = []  # the open "!!! note" admonitions' indents, outermost first
     for k, line in enumerate(lines):
+        if fence is None and hidden is None or boxes:
+            # An admonition's body is indented four under its marker and is its text at the marker's
+            # own indent: read so, a note after a list ended the list (pydantic-settings' "!!! note"
+            # after "1. Note that ..." was read as the item's, and the item as its heading).
+            width = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+            while boxes and line.strip() and width < boxes[-1] + 4:
+                boxes.pop()
+            if boxes and line.strip():
+                line = " " * (width - 4 * len(boxes)) + line.expandtabs(4).lstrip()
+            if fence is None and hidden is None and _BOX.match(line):
+                boxes.append(len(line) - len(line.lstrip()) + 4 * len(boxes))
         after_blank, blank = blank, not line.strip()
         if fence is None and hidden is None and (item := _ITEM_FENCE.match(line)):
             # A list item that opens with a fence ("- ```" / "  PIP_FIND_LINKS=..." / "  ```"): its
@@ -284,6 +300,12 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
         if opener:
             place_label_alone()
             fence, fenced = opener, [line]
+            # Material's title="/var/run/database_password" is the code's caption (here, the file
+            # it goes in): on the blank line above, as a code-block's caption is read (it ends the
+            # paragraph above when there is one: "... will look like the following: /var/run/x:").
+            t = _FENCE_TITLE.search(line)
+            if t and out and not out[-1].strip():
+                out[-1] = f"{line[:len(line) - len(line.lstrip())]}{t.group(2)}:"
             continue
         # A definition cannot interrupt a paragraph (CommonMark): it starts a block, after a
         # blank or hidden line, a heading, a fence or another definition, in a quote or a list
@@ -314,8 +336,8 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             label = _label(m.group(1), m.group(2))
             out.append("")
             continue
-        if _INCLUDE.match(line) or _MYST_TARGET.match(line):
-            out.append("")
+        if _INCLUDE.match(line) or _MYST_TARGET.match(line) or _MYST_COMMENT.match(line) and starts:
+            out.append("")  # (a MyST "% comment" opens a block: "30\n% of users" goes on a sentence)
             continue
         m = _ADMONITION.match(line)
         if m:
@@ -446,7 +468,7 @@ def _myst_block(lines: list[str], opener: str, kind: str, name: str, arg: str) -
 
 _QUOTE_MARKS = re.compile(r"^ {0,3}(?:> ?)+")  # "> " (and "> > ") opening a block quote's line
 _DEFINITION = re.compile(r"^ {0,3}: {1,4}(?=\S)")  # ":   " opening a definition (Markdown Extra, MkDocs)
-_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\](?!:)")  # "[^1]" in the text
+_FOOTNOTE_REF = re.compile(r" ?\[\^[^\]\s]+\](?!:)")  # "[^1]" in the text ("for you [^1], however")
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]: ?")  # "[^1]: " opening the note
 
 
