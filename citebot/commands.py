@@ -170,7 +170,7 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
                                                    if rel in empty else ""))
     if report.unread:  # one line: FastAPI's pages include code from a folder beside the docs, 900 of them
         first, names = next(iter(report.unread.items()))
-        more = f" and {len(report.unread) - 1} more" if len(report.unread) > 1 else ""
+        more = f"; and {len(report.unread) - 1} more file(s)" if len(report.unread) > 1 else ""
         print(f"{len(report.unread)} file(s) include text that is not searched, from a file outside the folder or "
               f"missing: {safe_name(first)} includes {', '.join(safe_name(x) for x in names[:3])}{more}; to search "
               "it, ingest a folder that holds it (--json lists them under \"unread\")")

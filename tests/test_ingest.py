@@ -413,10 +413,13 @@ def test_a_page_that_includes_text_from_outside_the_folder_is_named_once(tmp_pat
     write(tmp_path / "CHANGES.rst", "7.6 added a report.\n")
     report = ingest(folder, cfg, embedder=counting)
     assert report.unread == {"changes.rst": ["../CHANGES.rst"], "code.rst": ["gone.py"]} and report.empty == []
+    # An unchanged page is not read again, and still says so: the line's "--json lists them" listed none.
+    again = ingest(folder, cfg, embedder=counting)
+    assert again.unchanged == 2 and again.unread == report.unread
     r = subprocess.run([sys.executable, str(ROOT / "ingest.py"), str(folder), "--index", str(tmp_path / "cli")],
                        capture_output=True, text=True, timeout=300,
                        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CITEBOT_EMBED_MODEL": "packaged"})
     assert r.returncode == 0, r.stderr
     assert ("2 file(s) include text that is not searched, from a file outside the folder or missing: changes.rst "
-            'includes ../CHANGES.rst and 1 more; to search it, ingest a folder that holds it (--json lists them under '
+            'includes ../CHANGES.rst; and 1 more file(s); to search it, ingest a folder that holds it (--json lists them under '
             '"unread")') in r.stdout.splitlines()

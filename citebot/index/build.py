@@ -198,7 +198,7 @@ def text_key(c: Chunk) -> str:
 @dataclass
 class _Previous:
     """What the live index already holds, for an incremental update."""
-    sources: dict = field(default_factory=dict)  # rel path -> {"sha1", "chunks"}
+    sources: dict = field(default_factory=dict)  # rel path -> {"sha1", "chunks"[, "unread"]}
     by_source: dict[str, list[Chunk]] = field(default_factory=dict)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)  # text key -> vector
     counts: dict[str, dict[str, int]] = field(default_factory=dict)  # text key -> analysed term counts
@@ -274,6 +274,7 @@ def _read_files(folder: Path, cfg: Config, prev: _Previous, report: Report, path
     chunks: list[Chunk] = []
     sources: dict[str, dict] = {}
     for path in paths:
+        unread: list[str] = []
         rel = path.relative_to(folder).as_posix()
         progress.file(rel)
         if len(rel.encode("utf-8")) > PATH_MAX:  # an index stores it whole (Milvus: a 2,048-byte column)
@@ -294,6 +295,9 @@ def _read_files(folder: Path, cfg: Config, prev: _Previous, report: Report, path
         if known and known["sha1"] == digest and (rel in prev.by_source or known.get("chunks") == 0):
             doc_chunks = prev.by_source.get(rel, [])
             report.unchanged += 1
+            unread = known.get("unread") or []  # still not searched: said again, not only when it was read
+            if unread:
+                report.unread[rel] = unread
         else:
             try:
                 doc = documents.load(path, rel, data)
@@ -313,7 +317,7 @@ def _read_files(folder: Path, cfg: Config, prev: _Previous, report: Report, path
                     report.included[rel] = named
             elif unread := documents.unread(path, folder, named):
                 report.unread[rel] = unread
-        sources[rel] = {"sha1": digest, "chunks": len(doc_chunks)}
+        sources[rel] = {"sha1": digest, "chunks": len(doc_chunks), **({"unread": unread} if unread else {})}
         chunks.extend(doc_chunks)
         progress.chunks(len(chunks))
     return chunks, sources
