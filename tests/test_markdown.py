@@ -75,6 +75,13 @@ def test_attrs_and_pydantic_settings_pages_read_right(tmp_path):
     assert [(b.text, b.item) for b in doc.blocks[1:]] == [
         ("1. Note that x is one.", ""), ("Note: On Windows it differs.", ""), ("```py\nimport os\n```", ""),
         ("- item", ""), ("Tip: Inside.", "item")]
+    # A MyST glossary reads as rst's does, "- term: definition" with later paragraphs in the item: five
+    # chunks of attrs' "slotted classes" never said so.
+    doc = documents.load(write(tmp_path / "g.md", "# Glossary\n\n:::{glossary}\nslotted classes\n  A class with"
+                                                  " no dict.\n\n  Less memory.\n\nfield\n  An attribute.\n:::\n"), "g.md")
+    assert [(b.text, b.item) for b in doc.blocks[1:]] == [
+        ("- slotted classes: A class with no dict.", ""), ("Less memory.", "slotted classes"),
+        ("- field: An attribute.", "")]
     # A thematic break is no text: attrs' index page had a chunk that read "---".
     doc = documents.load(write(tmp_path / "i.md", "# Index\n\nText.\n\n---\n\n* * *\n\n## Next\n\nMore.\n"), "i.md")
     assert [b.text for b in doc.blocks] == ["Index", "Text.", "Next", "More."]

@@ -198,6 +198,8 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
     # line is in ``out``, the label it set); a collected one's kind, name and argument; and whether
     # its options (":class: tip" lines, or a "---" block) may still follow.
     directives: list[tuple[str, int, str]] = []
+    glossary: int | None = None  # how many directives are open with a glossary innermost
+    term: str | None = None  # a glossary's term, waiting for the first line of its definition
     myst: tuple[str, str, str] | None = None
     options: str | None = None  # "start", "more" (after an option line) or "yaml" (inside a "---" block)
     links = _defined(lines)
@@ -277,11 +279,22 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
                 continue
         if closes:
             _, at, opened = directives.pop()
+            glossary = None if glossary is not None and len(directives) < glossary else glossary
             if label and label == opened:  # a directive with no text under its label: the label is its text
                 out[at] = label.rstrip(": ")  # ("```{rubric} Footnotes")
             label = ""
             out.append("")
             continue
+        if glossary == len(directives) and line.strip():
+            # A glossary's term at its margin, its definition indented under it: read as rst reads
+            # one, "- term: definition" with later paragraphs in the item (attrs' glossary: five
+            # chunks of "slotted classes" never said so).
+            if not line[:1].isspace() and k + 1 < len(lines) and lines[k + 1][:1].isspace() and lines[k + 1].strip():
+                term = _reading(strip_html(line.strip()), [], links)
+                out.append("")
+                continue
+            if term is not None:
+                line, term = f"- {term}: {line.strip()}", None
         d = _MYST.match(line)
         if d and d.group(2)[0] == "`" and "`" in d.group(4):  # "```{note}``` opens a note." is inline code
             d = None
@@ -291,6 +304,7 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             if kind == "text":
                 label = _myst_label(name, arg)
                 directives.append((d.group(2), len(out), label))
+                glossary = len(directives) if name == "glossary" else glossary
                 options = "start"
                 out.append("")
             else:
