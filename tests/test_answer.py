@@ -1524,6 +1524,21 @@ def test_a_default_outside_a_list_is_quoted_from_the_line_that_gives_it():
     assert ex_mod.compose(far, 0.1, max_units=1, strongest=1, default=True).text == "“Creates a new event loop.” [1]"
 
 
+def test_a_default_in_another_chunk_leads_when_it_scores_as_well_as_the_lead():
+    # pydantic-settings: "what is the default env_prefix?" got env_prefix_target's "(the default
+    # behavior)" sentence from the strongest chunk [2], whose TOP_CHUNK (0.1) alone put it over the
+    # note in [1] that says "The default `env_prefix` is `''`", the best unit of all.
+    scored = [scored_unit(1, 0, "Note: The default `env_prefix` is `''` (empty string).", 1.0, {"env", "prefix"}),
+              scored_unit(2, 0, "To apply `env_prefix` only to variable names (the default behavior), set it.", 0.984,
+                          {"env", "prefix"})]
+    assert ex_mod.compose(scored, 0.1, max_units=1, strongest=2, default=True).text == (
+        "“Note: The default `env_prefix` is `''` (empty string).” [1]")
+    # Not when it scores below the lead: 1.0 + 0.1 against 0.984 + 0.1 is TOP_CHUNK's call only when
+    # the other chunk's line is at least as good on its own.
+    lower = [scored_unit(1, 0, "The default `env_prefix` is `''`.", 0.95, {"env"}), scored[1]]
+    assert ex_mod.compose(lower, 0.1, max_units=1, strongest=2, default=True).cited == [2]
+
+
 def test_which_option_is_answered_by_the_sentence_that_writes_one():
     # pytest-asyncio: "Which command-line option sets the asyncio mode?" quoted "... the command-line option
     # takes precedence." (0.887) over "The value can also be set via the `--asyncio-mode` command-line

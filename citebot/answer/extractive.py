@@ -727,6 +727,7 @@ def _render(quote: list[Unit]) -> str:
 # "Defaults to `600`."), which a config reference writes last, after what X does.
 _ASKS_DEFAULT = re.compile(r"\bdefault(?:s|ed)?\b|默认|預設|默認", re.I)
 _GIVES_DEFAULT = re.compile(r"^(?:[-*+]\s+)?(?:Default(?:s| value)?\b|By default\b)|\bdefaults? (?:to|is|value is)\b"
+                            r"|\bthe default (?:value of |for )?`[^`]+` is\b"  # "The default `env_prefix` is `''`"
                             r"|默认|預設|默認", re.I)
 
 
@@ -921,8 +922,13 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # ... and outside a list, the lead's chunk's line that gives one, when it scores near the lead:
         # pytest-asyncio's event_loop section led from its start, and its quote ended one sentence
         # before "The fixture scope defaults to `function` scope.", the best unit of all.
+        # ... else another chunk's, when it scores as well as the lead on its own: pydantic-settings'
+        # "Note: The default `env_prefix` is `''`" lost to env_prefix_target's "(the default behavior)"
+        # in the strongest chunk by that chunk's TOP_CHUNK alone.
         best = next((s for s in ranked if s.unit.n == best.unit.n and s.unit.kind == "sentence"
-                     and s.score >= LEAD * best.score and _GIVES_DEFAULT.search(s.unit.text)), best)
+                     and s.score >= LEAD * best.score and _GIVES_DEFAULT.search(s.unit.text)),
+                    next((s for s in scored if s.unit.kind == "sentence" and s.score >= best.score
+                          and _GIVES_DEFAULT.search(s.unit.text)), best))
     quotes = [_labelled_code((steps and _steps(best, scored))
                              or _introduced_steps(best.unit, _window(best, scored, max_units), scored, steps),
                              scored, max_units)]
