@@ -373,6 +373,12 @@ def test_an_autodoc_directive_reads_the_body_written_under_it():
     assert rst.to_markdown(lines) == ["", "", "", "", "- `attrs.evolve`: Creates a new instance.", "",
                                       "", "", "", "- class `attrs.Attribute`: Used for introspection.", "",
                                       "", "", "", "", "", ""]
+    # A paragraph right after a description's code is the description's too: attrs' "``evolve`` creates a
+    # new instance ..." followed its example and was read at the margin, no part of attrs.evolve's entry.
+    lines = [".. function:: evolve(inst)", "", "   For example::", "", "      evolve(i, y=3)", "",
+             "   ``evolve`` creates a new instance.", ""]
+    assert rst.to_markdown(lines)[2:] == ["- `evolve(inst)`: For example:", "```", "evolve(i, y=3)", "```",
+                                          "  `evolve` creates a new instance.", ""]
     # ... and the default role's reference shows its text ("`documented on a separate page <api-attr>`")
     assert rst.inline("It is `documented elsewhere <api-attr>`, see `a <b>`_ or ``x <y>``.") == (
         "It is documented elsewhere, see a or `x <y>`.")

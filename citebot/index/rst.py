@@ -543,8 +543,10 @@ def _under_item(inner: Sequence[str]) -> set[int]:
     under = set()
     for k, x in enumerate(inner):
         code ^= x.startswith("```")
-        if _ITEM_LINE.match(x) or k and not code and not inner[k - 1].strip() and x.strip() \
-                and not _BLOCK_LINE.match(x):
+        # (a paragraph opens after a blank line, or right after code, whose closing fence stands on the
+        # blank line that followed it: attrs' "``evolve`` creates a new instance" after its example)
+        if _ITEM_LINE.match(x) or k and not code and (not inner[k - 1].strip() or inner[k - 1].startswith("```")) \
+                and x.strip() and not _BLOCK_LINE.match(x):
             under.add(k)
     return under
 
