@@ -1539,6 +1539,26 @@ def test_a_default_in_another_chunk_leads_when_it_scores_as_well_as_the_lead():
     assert ex_mod.compose(lower, 0.1, max_units=1, strongest=2, default=True).cited == [2]
 
 
+def test_in_what_order_is_answered_by_the_whole_numbered_list():
+    # attrs: "In what order do converters, validators and __attrs_post_init__ run?" quoted another chunk's
+    # sentence about __attrs_post_init__; the strongest chunk's numbered list, whose step 2 has a list of
+    # its own numbered from 1, is the answer.
+    text = ("The hooks run in this order:\n\n1. `pre_init` runs.\n\n2. For each attribute:\n\n   1. default\n"
+            "   2. converter\n\n3. *all* validators\n\n4. `post_init` runs.")
+    units = ex_mod.chunk_units(2, text)
+    assert [u.steps for u in units] == [None, 1, 1, 1, 1, 1, 1]  # one list, the nested items in step 2
+    scored = [scored_unit(1, 0, "`post_init` is run after init.", 0.59, {"post", "init"})]
+    scored += [ex_mod.Scored(u, 0.47 if "post_init" in u.text else 0.3, 0.3, frozenset({"post", "init"})) for u in units]
+    out = ex_mod.compose(scored, 0.1, max_units=3, strongest=2, order=True)
+    assert out.text == ("“1. `pre_init` runs.\n2. For each attribute:\n1. default\n2. converter\n3. *all* validators\n"
+                        "4. `post_init` runs.” [2]")
+    # Without the question's "in what order", the other chunk's better sentence leads.
+    assert ex_mod.compose(scored, 0.1, max_units=3, strongest=2).cited == [1]
+    assert ex_mod.asks_order("In what order do validators run?") and ex_mod.asks_order("钩子的执行顺序是什么？")
+    assert ex_mod.asks_order("Which order are the hooks called in?")
+    assert not ex_mod.asks_order("How do I order results?") and not ex_mod.asks_order("What order number is mine?")
+
+
 def test_which_option_is_answered_by_the_sentence_that_writes_one():
     # pytest-asyncio: "Which command-line option sets the asyncio mode?" quoted "... the command-line option
     # takes precedence." (0.887) over "The value can also be set via the `--asyncio-mode` command-line

@@ -248,16 +248,19 @@ def chunk_units(n: int, text: str) -> list[Unit]:
     # whose mark lies left of it ("  The default setting for SQLITE_MAX_COLUMN ..." below a list of
     # "  - ..." is the outer item's, not the last of those).
     open_: list[tuple[int, tuple[int, int]]] = []
+    group_indent = 0
     for b, block in enumerate(blocks):
+        indent = len(block) - len(block.lstrip(" "))
         if not _ORDERED.match(block):  # a block that opens with a numbered item: its units are steps
             group = None
-        elif group is None or _FIRST_STEP.match(block):
-            group = b
+        elif group is None or _FIRST_STEP.match(block) and indent <= group_indent:
+            # (a list numbered from 1 again deeper in is a step's own list: attrs' "2. For each
+            # attribute ...:" and its "1. default factory", "2. converter", then "3. *all* validators")
+            group, group_indent = b, indent
         units_, marks = _block_units(block)
         if units_ and units_[0][2] == "code":  # code ends no item (readers write it at the margin)
             found += [((t, q, k, None), group) for t, q, k, _ in units_]
             continue
-        indent = len(block) - len(block.lstrip(" "))
         while open_ and open_[-1][0] >= indent:  # a block at or left of an item's mark closes it
             open_.pop()
         under = open_[-1][1] if open_ and indent else None
@@ -835,6 +838,17 @@ def asks_code(question: str) -> bool:
     return bool(_ASKS_CODE.search(question)) or asks_steps(question)
 
 
+# "In what order do converters, validators and __attrs_post_init__ run?" is answered by a numbered list
+# (not "what order number ...": a shop's orders are no sequence)
+_ASKS_ORDER = re.compile(r"\bin (?:what|which) (?:order|sequence)\b|\b(?:what|which) order (?:do|does|are|is|should|must"
+                         r"|will|did)\b|\bwhat(?:['’]s| is) the order\b|顺序|次序", re.I)
+
+
+def asks_order(question: str) -> bool:
+    """Whether the question asks in what order things happen (its answer: a numbered list)."""
+    return bool(_ASKS_ORDER.search(question))
+
+
 def asks_steps(question: str) -> bool:
     """Whether the question asks how to do something (its answer: a whole procedure)."""
     return bool(_PROCEDURE.search(question))
@@ -844,7 +858,7 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
             idf: Mapping[str, float] | None = None, strongest: int | None = None, steps: bool = False,
             form: frozenset[str] = frozenset(), quantity: bool = False, code: bool = True,
             focus: frozenset[str] = frozenset(), langs: Mapping[int, str] | None = None,
-            default: bool = False, option: bool = False) -> Extract:
+            default: bool = False, option: bool = False, order: bool = False) -> Extract:
     """The quotes; ``kind`` is what an answer must hold (a duration for "how
     long"): a unit holding it leads when it scores within ``LEAD`` of the
     best (a table row only when it holds the best unit's question terms too); ``idf`` weighs the question's terms (a second quote must add
@@ -861,7 +875,9 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     the lead's list item that gives a default leads instead, its quote running
     back into the item; ``option``: the question asks which option or flag
     (``asks_option``), so a unit that writes one ("--asyncio-mode") counts
-    ``INSTRUCTION`` more as the lead is chosen.
+    ``INSTRUCTION`` more as the lead is chosen; ``order``: the question asks
+    in what order (``asks_order``), so a step of a numbered list counts
+    ``INSTRUCTION`` more and the lead quote is its whole list.
     Every threshold (``min_score``, ``LEAD``, ``SECOND``) reads the units' own
     scores: the bonus picks among units, it never lets a weaker one through."""
     if not scored:
@@ -874,7 +890,8 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     def chosen(s: Scored) -> float:
         return (s.score + (TOP_CHUNK if s.unit.n == strongest else 0.0)
                 + (INSTRUCTION if steps and instructs(s.unit) else 0.0)
-                + (INSTRUCTION if option and _OPTION_WRITTEN.search(s.unit.text) else 0.0))
+                + (INSTRUCTION if option and _OPTION_WRITTEN.search(s.unit.text) else 0.0)
+                + (INSTRUCTION if order and s.unit.steps is not None else 0.0))
     ranked = sorted(scored, key=lambda s: (-chosen(s), -s.unit.n, s.unit.i))
     best = next(s for s in ranked if s.score >= min_score)
     if _is_question(best.unit):
@@ -929,7 +946,7 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
                      and s.score >= LEAD * best.score and _GIVES_DEFAULT.search(s.unit.text)),
                     next((s for s in scored if s.unit.kind == "sentence" and s.score >= best.score
                           and _GIVES_DEFAULT.search(s.unit.text)), best))
-    quotes = [_labelled_code((steps and _steps(best, scored))
+    quotes = [_labelled_code(((steps or order) and _steps(best, scored))
                              or _introduced_steps(best.unit, _window(best, scored, max_units), scored, steps),
                              scored, max_units)]
     if quantity and not any(holds(_QUANTITY, u.text) for u in quotes[0]):
@@ -982,4 +999,5 @@ def quote_answer(question: str, scored: list[Scored], min_score: float, max_unit
     return compose(scored, min_score, max_units, answer_type(question), idf, strongest=strongest,
                    steps=asks_steps(question), form=form_terms(question), quantity=asks_quantity(question),
                    code=asks_code(question), focus=focus, langs=langs,
-                   default=asks_default(asks_like(question, earlier)), option=asks_option(question))
+                   default=asks_default(asks_like(question, earlier)), option=asks_option(question),
+                   order=asks_order(question))
