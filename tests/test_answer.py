@@ -1550,7 +1550,7 @@ def test_in_what_order_is_answered_by_the_whole_numbered_list():
     scored = [scored_unit(1, 0, "`post_init` is run after init.", 0.59, {"post", "init"})]
     scored += [ex_mod.Scored(u, 0.47 if "post_init" in u.text else 0.3, 0.3, frozenset({"post", "init"})) for u in units]
     out = ex_mod.compose(scored, 0.1, max_units=3, strongest=2, order=True)
-    assert out.text == ("“1. `pre_init` runs.\n2. For each attribute:\n1. default\n2. converter\n3. *all* validators\n"
+    assert out.text == ("“1. `pre_init` runs.\n2. For each attribute:\n   1. default\n   2. converter\n3. *all* validators\n"
                         "4. `post_init` runs.” [2]")
     # Without the question's "in what order", the other chunk's better sentence leads.
     assert ex_mod.compose(scored, 0.1, max_units=3, strongest=2).cited == [1]

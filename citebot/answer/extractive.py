@@ -268,6 +268,8 @@ def chunk_units(n: int, text: str) -> list[Unit]:
             if item is None:
                 found.append(((t, q, k, under if k == "sentence" else None), group))
                 continue
+            if group is not None and k == "sentence" and marks.get(item, 0) > group_indent and _ORDERED.match(q):
+                q = " " * (marks[item] - group_indent) + q  # a step's own list is quoted indented under it
             found.append(((t, q, k, (b, item)), group))
             if not open_ or open_[-1][1] != (b, item):
                 mark = marks.get(item, 0)
