@@ -384,6 +384,16 @@ def test_an_autodoc_directive_reads_the_body_written_under_it():
         "It is documented elsewhere, see a or `x <y>`.")
 
 
+def test_jinjas_class_descriptions_read_right():
+    # A wrapped ":members:" list is the option's, not the class's description ("- class `Foo`: gamma, delta"),
+    # and a class whose body opens with its members has them all under it (the first read as the class's
+    # sibling, the second as the first's child).
+    lines = [".. autoclass:: Foo()", "    :members: alpha, beta,", "              gamma, delta", "",
+             "    .. attribute:: one", "", "        First.", "", "    .. attribute:: two", "", "        Second.", ""]
+    assert rst.to_markdown(lines) == ["- class `Foo()`", "", "", "", "", "", "  - `one`: First.", "", "", "",
+                                      "  - `two`: Second.", ""]
+
+
 def test_a_descriptions_later_paragraphs_stay_in_its_item_and_a_tab_names_its_text():
     # Flask's config.rst: "Default: ``None``" read at the margin after MAX_CONTENT_LENGTH's entry, which
     # ended the list in Markdown: no part of the entry, and "what is its default?" never quoted it.

@@ -520,13 +520,17 @@ class _Reader:
             out[at] = f"{label}: {inline(text)}"
             return end
         first = next((k for k, x in enumerate(inner) if x.strip()), None)
+        # the label opens the first paragraph, or stands alone on the directive's line over a list, table
+        # or code (then the first line goes in too: Jinja's class whose body opens with ".. attribute::
+        # one" read "one" as the class's sibling and the next attribute as one's child)
+        alone = first is None or bool(_BLOCK_LINE.match(inner[first]))
         if kind in _OBJECTS:  # the description is one item, "- sig: ...", its later paragraphs in it
-            for k in _under_item(inner) - {first}:
+            for k in _under_item(inner) - (set() if alone else {first}):
                 # (a line already in, a nested description's, stays: two more made graphlib's
                 # "If any cycle is detected ..." indented code after two blank lines)
                 if not inner[k].startswith(" "):
                     out[at + j - i + k] = f"  {inner[k]}"
-        if first is not None and not _BLOCK_LINE.match(inner[first]):
+        if first is not None and not alone:
             out[at + j - i + first] = f"{label}: {inner[first]}"  # the label opens its first paragraph
         else:  # a list, table or code first, or nothing: the label stands on the directive's line
             out[at] = label if kind in _OBJECTS else f"{label}." if kind in _VERSIONS and first is None else f"{label}:"
@@ -588,8 +592,14 @@ def read_options(lines: Sequence[str], j: int, end: int) -> tuple[dict[str, str]
     options: dict[str, str] = {}
     while j < end and _OPTION.match(lines[j]):
         key, _, value = lines[j].strip()[1:].partition(":")
-        options[key] = value.strip()
+        at = _indent(lines[j].expandtabs(8))
         j += 1
+        # an option's value goes on on lines indented deeper ("   :members: a, b," / "      c, d"):
+        # Jinja's wrapped :members: lists were read as the class's description
+        while j < end and lines[j].strip() and _indent(lines[j].expandtabs(8)) > at and not _OPTION.match(lines[j]):
+            value += " " + lines[j].strip()
+            j += 1
+        options[key] = value.strip()
     return options, j
 
 
