@@ -347,6 +347,11 @@ def test_ingest_progress_into_a_log_is_a_plain_line_every_half_minute():
         "ingest: files 2/3 · chunks 0",
         # 20 embedded in the 31 s since embedding began: 0.65/s, the other 20 take ~31 s
         "ingest: files 2/3 · chunks 40 · embedded 20/40 (1/s, ~31 s left)"]
+    # The last batch ends 10 s later: the log's last line says so (it stopped at "20/40" before).
+    now[0] = 172.0
+    p.embedded(20)
+    p.done()
+    assert out.getvalue().splitlines()[-1] == "ingest: files 2/3 · chunks 40 · embedded 40/40 (1/s, ~0 s left)"
     # A caller's log (tests, the benchmarks) gets warnings only, as before.
     quiet = io.StringIO()
     q = progress_mod.Progress(log=lambda m: None, stream=quiet, clock=lambda: now[0])

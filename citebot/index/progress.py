@@ -30,6 +30,7 @@ class Progress:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
+        self._shown = ""  # the last plain line written ("": none yet)
 
     def elapsed(self) -> float:
         return self.clock() - self.t0
@@ -73,6 +74,10 @@ class Progress:
         self._stop.set()
         if self._ticker is not None:
             self._ticker.join()
+        # Into a log that has a line, the last one says where the ingest ended: it stopped at
+        # "embedded 0/192" when the one batch ended less than PLAIN_EVERY after the last line.
+        if self.plain and self._shown and self._line() != self._shown:
+            print(self._line(), file=self.stream, flush=True)
         self._clear()
 
     def _line(self) -> str:
@@ -90,8 +95,8 @@ class Progress:
         if self.plain:
             with self._lock:  # the ticker and the ingest both draw
                 if now - self._last >= PLAIN_EVERY:
-                    self._last = now
-                    print(self._line(), file=self.stream, flush=True)
+                    self._last, self._shown = now, self._line()
+                    print(self._shown, file=self.stream, flush=True)
             return
         if not self.live or (not force and now - self._last < 0.2):
             return
