@@ -87,6 +87,19 @@ def test_attrs_and_pydantic_settings_pages_read_right(tmp_path):
     assert [b.text for b in doc.blocks] == ["Index", "Text.", "Next", "More."]
 
 
+def test_pymdown_extensions_pages_read_right():
+    # pymdown-extensions' own docs: 35 chunks held only ":octicons-file-code-24:{: .source-link }", 107 an
+    # inline "`#!py3 False`", 81 an "Html (div.result):" label over a wrapper, and tab titles, callouts
+    # and a block's "type: warning" option were read as text.
+    lines = ["[:octicons-file-code-24:][_keys]{: .source-link }", "Default is `#!py3 False`, `{: .kept }`.",
+             "/// html | div.result", "Shown.", "///", "/// admonition | Title", "    type: warning", "",
+             "Content.", "///", "> [!new] New in 12.0", "> The text.", '=== "Tab 1"', "    In the tab.",
+             "[Sponsors](https://x){: .md-button } :material-bug:"]
+    assert markdown.clean(lines) == ["", "Default is `False`, `{: .kept }`.", "", "Shown.", "", "", "", "",
+                                     "Admonition (Title): Content.", "", "", "New (New in 12.0): The text.", "",
+                                     "Tab (Tab 1): In the tab.", "[Sponsors](https://x) "]
+
+
 def test_a_fence_closes_only_on_a_run_as_long_with_nothing_after_it(tmp_path):
     text = ("# Guide\n\n````markdown\n```bash\n# install the tool\n```\n<b>kept</b>\n````\n\n"
             "```x``` is inline code, not a fence.\n\n## Later\n\nText.\n")

@@ -76,7 +76,17 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 # "```{code-block} python"; Quarto's "```{python}" is a code cell.  A role reads "{doc}`text <page>`",
 # a target "(labels/exit-code)=" on a line of its own.
 _MYST = re.compile(r"^(\s*)(`{3,}|~{3,}|:{3,})\{([A-Za-z][\w.:-]*)\}[ \t]*(.*?)\s*$")
-_BOX = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*[A-Za-z-]+")  # an admonition whose body is indented under it
+_BOX = re.compile(r"^\s*(?:(?:!!!|\?\?\?\+?)\s*[A-Za-z-]+|===[!+]?\s+\")")  # a block whose body is indented under it
+_TAB = re.compile(r"^\s*===[!+]?\s+\"(.*)\"\s*$")  # pymdownx.tabbed: '=== "Tab 1"', its body indented under it
+# Obsidian's and GitHub's callout, "> [!note] Title" (a "-" or "+" after it folds it)
+_CALLOUT = re.compile(r"^ {0,3}>\s*\[!([A-Za-z-]+)\][+-]?\s*(.*?)\s*$")
+_BLOCK_OPTION = re.compile(r"^\s+[\w-]+:(?:\s|$)")  # "    type: warning" right under a "/// admonition | Title"
+# MkDocs Material's icons (":octicons-heart-fill-16:") and attribute lists ("{: .source-link }", "{ .md-button }")
+_ICON = re.compile(r":(?:octicons|material|fontawesome|simple)-[\w-]+:")
+_ATTR = r"""(?:[.#][\w-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s}]+))"""
+_ATTR_LIST = re.compile(rf"\{{:?\s*{_ATTR}(?:\s+{_ATTR})*\s*\}}")
+_EMPTY_LINK = re.compile(r"(?<![\w`])\[\s*\](?:\[[^\]\s]*\]|\([^()\s]*\))")
+_INLINE_LANG = re.compile(r"(?<!`)(`+)#!\w[\w.+-]*\s+(?=[^`])")  # InlineHilite's "`#!py3 False`" shows "False"
 _FENCE_TITLE = re.compile(r"""\btitle=(["'])([^"'\n]+)\1""")
 _MYST_COMMENT = re.compile(r"^%(?:\s|$)")
 # (after "/" only when a role ends right before it: "{func}`attrs.field`/{func}`attr.ib`")
@@ -211,6 +221,7 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
         label = ""
 
     boxes: list[int] = []  # the open "!!! note" admonitions' indents, outermost first
+    block_options = False  # right under a "/// admonition | Title" line: its "type: warning" options may follow
     for k, line in enumerate(lines):
         if fence is None and hidden is None or boxes:
             # An admonition's body is indented four under its marker and is its text at the marker's
@@ -339,6 +350,10 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             title = _TITLE_CLOSER[opened] if opened else None
             out.append("")
             continue
+        if block_options and _BLOCK_OPTION.match(line):  # a "///" block's options, never shown
+            out.append("")
+            continue
+        block_options = False
         if _HIDDEN_OPEN.search(line):
             line, hidden = _drop_hidden(line, hidden)
         if _CLOSE.match(line):
@@ -355,7 +370,14 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             continue
         m = _ADMONITION.match(line)
         if m:
-            label = _label(m.group(1), m.group(2) or m.group(3))
+            # "/// html | div.result" wraps its text in an element and says nothing itself
+            label = "" if m.group(1).lower() == "html" else _label(m.group(1), m.group(2) or m.group(3))
+            block_options = line.lstrip().startswith("/")
+            out.append("")
+            continue
+        m = _TAB.match(line) or _CALLOUT.match(line)
+        if m:
+            label = _label("tab", m.group(1)) if m.re is _TAB else _label(m.group(1), m.group(2))
             out.append("")
             continue
         h = _HTML_HEADING.match(line)
@@ -505,6 +527,14 @@ def _reading(line: str, out: list[str], links: frozenset[str] = frozenset()) -> 
         line = _DEFINITION.sub("", line)
         if out and out[-1].strip() and not out[-1].rstrip().endswith((":", ".", "?", "!")):
             out[-1] = out[-1].rstrip() + ":"
+    if "`#!" in line:
+        line = _INLINE_LANG.sub(r"\1", line)
+    if "{" in line or ":" in line:  # Material's icons and attribute lists show no text (outside code)
+        spans = [m.span() for m in _CODE_SPAN.finditer(line)]
+        line = _ATTR_LIST.sub(lambda m: m.group(0) if _inside(spans, m.start()) else "", line)
+        spans = [m.span() for m in _CODE_SPAN.finditer(line)]
+        line = _ICON.sub(lambda m: m.group(0) if _inside(spans, m.start()) else "", line)
+        line = _EMPTY_LINK.sub("", line)  # a link that was an icon alone ("[:octicons-file-code-24:][_keys]")
     if "}`" in line:  # a MyST role: what it shows ("{doc}`the license <license>`" reads "the license")
         # (not in code: "`/items/{item_id}` and `PUT`" holds none)
         spans = [m.span() for m in _CODE_SPAN.finditer(line)]
