@@ -82,9 +82,8 @@ _TAB = re.compile(r"^\s*===[!+]?\s+\"(.*)\"\s*$")  # pymdownx.tabbed: '=== "Tab 
 _CALLOUT = re.compile(r"^ {0,3}>\s*\[!([A-Za-z-]+)\][+-]?\s*(.*?)\s*$")
 _BLOCK_OPTION = re.compile(r"^\s+[\w-]+:(?:\s|$)")  # "    type: warning" right under a "/// admonition | Title"
 # MkDocs Material's icons (":octicons-heart-fill-16:") and attribute lists ("{: .source-link }", "{ .md-button }")
-_ICON = re.compile(r":(?:octicons|material|fontawesome|simple)-[\w-]+:")
 _ATTR = r"""(?:[.#][\w-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s}]+))"""
-_ATTR_LIST = re.compile(rf"\{{:?\s*{_ATTR}(?:\s+{_ATTR})*\s*\}}")
+_DECORATION = re.compile(rf":(?:octicons|material|fontawesome|simple)-[\w-]+:|\{{:?\s*{_ATTR}(?:\s+{_ATTR})*\s*\}}")
 _EMPTY_LINK = re.compile(r"(?<![\w`])\[\s*\](?:\[[^\]\s]*\]|\([^()\s]*\))")
 _INLINE_LANG = re.compile(r"(?<!`)(`+)#!\w[\w.+-]*\s+(?=[^`])")  # InlineHilite's "`#!py3 False`" shows "False"
 _FENCE_TITLE = re.compile(r"""\btitle=(["'])([^"'\n]+)\1""")
@@ -531,9 +530,7 @@ def _reading(line: str, out: list[str], links: frozenset[str] = frozenset()) -> 
         line = _INLINE_LANG.sub(r"\1", line)
     if "{" in line or ":" in line:  # Material's icons and attribute lists show no text (outside code)
         spans = [m.span() for m in _CODE_SPAN.finditer(line)]
-        line = _ATTR_LIST.sub(lambda m: m.group(0) if _inside(spans, m.start()) else "", line)
-        spans = [m.span() for m in _CODE_SPAN.finditer(line)]
-        line = _ICON.sub(lambda m: m.group(0) if _inside(spans, m.start()) else "", line)
+        line = _DECORATION.sub(lambda m: m.group(0) if _inside(spans, m.start()) else "", line)
         line = _EMPTY_LINK.sub("", line)  # a link that was an icon alone ("[:octicons-file-code-24:][_keys]")
     if "}`" in line:  # a MyST role: what it shows ("{doc}`the license <license>`" reads "the license")
         # (not in code: "`/items/{item_id}` and `PUT`" holds none)

@@ -447,21 +447,21 @@ class _Reader:
             j += 1
         options, j = read_options(lines, j, end)
         body = list(lines[j:end])
+        said = any(x.strip() for x in body)
         # "only:: latex" (or man, text ...) is for another build than the web pages: borg's option
         # tables came twice, once as a table and once as the PDF's term list.  A bodiless "class::"
         # is docutils' (it names a style); Sphinx's describes a Python class.
         if kind in ("module", "currentmodule"):  # Sphinx names what it describes after it: logging.getLogger
             self.page.module = "" if arg in ("", "None") else arg
-            if auto and any(x.strip() for x in body):
+            if auto and said:
                 kind = "automodule"  # its body is the page's text, under no label
         if kind == "include" and ("code" in options or "literal" in options):
             # docutils shows such an include as code, as a literalinclude: pytest-asyncio's pages write
             # every example so ("Add the following code to the `__init__.py`:" was followed by nothing)
             kind = "literalinclude"
             options.setdefault("language", options.get("code", ""))
-        if kind in _DROPPED or name.startswith("auto") and not auto or auto and not any(x.strip() for x in body) \
-                or kind == "only" and (
-                "html" not in arg or "not html" in arg) or kind == "class" and not any(x.strip() for x in body):
+        if kind in _DROPPED or name.startswith("auto") and not (auto and said) or kind == "only" and (
+                "html" not in arg or "not html" in arg) or kind == "class" and not said:
             out.extend([""] * (end - i))
             return end
         if kind == "literalinclude":  # a file's code (Celery's Django setup is one): read where it is
