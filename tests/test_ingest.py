@@ -428,3 +428,15 @@ def test_a_page_that_includes_text_from_outside_the_folder_is_named_once(tmp_pat
     assert ("2 file(s) include text that is not searched, from a file outside the folder or missing: changes.rst "
             'includes ../CHANGES.rst; and 1 more file(s); to search it, ingest a folder that holds it (--json lists them under '
             '"unread")') in r.stdout.splitlines()
+
+
+def test_chunks_of_the_same_text_are_embedded_once_and_the_counts_add_up(tmp_path, cfg, counting):
+    folder = tmp_path / "docs"
+    write(folder / "a.txt", "Returns\n\nRefunds go to the original card within 14 days.\n")
+    write(folder / "b.txt", "Returns\n\nRefunds go to the original card within 14 days.\n")
+    report = ingest(folder, cfg, embedder=counting)
+    texts = [c.search_text for c in chunks_of(cfg)]
+    distinct = len(set(texts))
+    assert distinct < len(texts)  # the two files' chunks are searched by the same text
+    assert counting.embedded == distinct == report.embedded
+    assert report.embedded + report.reused == report.chunks == len(texts)
