@@ -192,11 +192,23 @@ def test_the_paragraph_that_introduces_a_code_block_moves_with_it(tmp_path):
     chunks = chunker.chunk_document(load(tmp_path, text, "keys.md"), budget=120)
     assert [c.text.split("\n\n")[0] for c in chunks] == [filler, "To generate a secure random key use the command:"]
     assert chunks[1].text.split("\n\n")[1:] == [code, "After."] and chunks[1].start == 5
-    # A paragraph alone in its chunk stays there (moving it would leave nothing), and one that
-    # does not fit beside the block stays too ...
+    # A short paragraph alone in its chunk joins the block over the budget (marshmallow's one-sentence
+    # chunk above its example), and so does one that ends in "." (the example shows what it says) ...
     intro = "To make a key, use the command:"
     alone = chunker.chunk_document(load(tmp_path, f"# Keys\n\n{intro}\n\n{code}\n", "alone.md"), budget=60)
-    assert [c.text.split("\n\n")[0] for c in alone] == [intro, code]
+    assert [c.text for c in alone] == [f"{intro}\n\n{code}"]
+    said = "You can also make a key with OpenSSL."
+    dotted = chunker.chunk_document(load(tmp_path, f"# Keys\n\n{filler}\n\n{said}\n\n{code}\n", "dot.md"), budget=120)
+    assert [c.text.split("\n\n")[0] for c in dotted] == [filler, said]
+    # ... but a long one stays where it is, and so does one with an include that is not here between
+    # (the paragraph introduced that) ...
+    long_ = " ".join(["This paragraph explains keys at length and ends with a full stop."] * 6)
+    assert chunker.INTRO_OVER < tokens.count(long_) < 120
+    kept = chunker.chunk_document(load(tmp_path, f"# Keys\n\n{long_}\n\n{code}\n", "long.md"), budget=120)
+    assert [c.text.split("\n\n")[0] for c in kept] == [long_, code]
+    gap = chunker.chunk_document(load(tmp_path, f"# Keys\n\n{filler}\n\n{said}\n\n{{* ../k.py *}}\n\n{code}\n",
+                                      "gap.md"), budget=120)
+    assert [c.text.split("\n\n")[0] for c in gap] == [filler, code]
     # ... but a label ("Windows:", a tab's; four words at most) joins its code over the budget, and
     # the list item right above it comes with it (pip's "6. Install a project ..." / "Unix/macOS:"
     # ended one chunk and their command began the next; "Windows:" stood alone between two outputs).
@@ -223,6 +235,21 @@ def test_a_nested_list_after_a_blank_line_stays_nested(tmp_path):
     doc = load(tmp_path, "# Notes\n\n* Fields supported for:\n\n    * `Path()`\n    * `Query()`\n\n* Done.\n")
     assert [b.text for b in doc.blocks if b.kind == "para"] == [
         "* Fields supported for:", "    * `Path()`\n    * `Query()`", "* Done."]
+
+
+def test_an_outer_item_right_after_an_items_own_paragraph_is_the_next_item(tmp_path):
+    # structlog's "   You can inspect a context ..." (item 1's second paragraph) and then, with no
+    # blank line, "2. A list of processors ...": item 2 was read as a line of item 1's paragraph.
+    text = ("# Parts\n\n1. First item.\n   More of first.\n\n   First's own paragraph.\n2. Second item.\n\n"
+            "   Second's own paragraph.\n   still second's (a lazy line)\n   - a nested item\n3. Third.\n")
+    doc = load(tmp_path, text, "parts.md")
+    assert [(b.text, b.item) for b in doc.blocks if b.kind == "para"] == [
+        ("1. First item.\n   More of first.", ""), ("First's own paragraph.", "First item."),
+        ("2. Second item.", ""), ("Second's own paragraph.\nstill second's (a lazy line)\n- a nested item",
+                                  "Second item."), ("3. Third.", "")]
+    # ... and an item's paragraph is shown two in on every line (its later lines went five in)
+    (chunk,) = chunker.chunk_document(doc, budget=200)
+    assert "\n\n  Second's own paragraph.\n  still second's (a lazy line)\n  - a nested item\n\n3. Third." in chunk.text
 
 
 def test_a_chunk_that_starts_inside_a_list_item_is_headed_by_what_the_item_names(tmp_path):

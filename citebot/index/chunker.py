@@ -3,7 +3,8 @@
 Rules: a heading starts a new chunk and its path is kept on every chunk below
 it; paragraphs are packed up to a token budget; a table or code block joins
 the current chunk only when it fits whole (else it starts the next chunk, with
-the paragraph that introduces it, one ending in ":", as a list does); a long table is split into pieces
+the paragraph that introduces it, one ending in ":", as a list does, or for
+code, the paragraph right above it); a long table is split into pieces
 that each repeat the header row; a fenced code block is not cut for the
 budget (an oversized one becomes one chunk on its own); an oversized paragraph
 is split at sentence ends (a run without one, at spaces).  No chunk is longer than ``MAX_BYTES`` on any
@@ -29,6 +30,7 @@ _ENUMERATOR = re.compile(r"[ \t]*(?:\d{1,3}|[A-Za-z])\.")  # a list item's numbe
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
 _RULE_ROW = re.compile(r"^\|(?:\s*:?-{2,}:?\s*\|)+$")  # "|---|---|"
 LABEL_OVER = 24  # tokens a label and its item may take a chunk over the budget (see ``_introduction``)
+INTRO_OVER = 64  # tokens the paragraph right above a code block may take the block's chunk over the budget
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
 
 #: The most UTF-8 bytes of one chunk's text, on every backend: a Milvus VARCHAR
@@ -113,8 +115,11 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int,
     chunk of "Windows:" alone stood between two long outputs).  With their
     token count and bytes; None when it is the chunk's only block (but a
     label) or the two do not fit one chunk."""
-    # (a chunk of a label alone: the label and its code are one, over the budget)
-    last = current[-1] if len(current) > 1 or part.kind == "code" and _label(current[0]) else None
+    # (a chunk of a label alone: the label and its code are one, over the budget, and so are a short
+    # paragraph and the code right below it: marshmallow's "If the object ... has a relationship to an
+    # object of the same type, you can nest the Schema within itself ..." was a chunk of one sentence)
+    short = part.kind == "code" and _adjacent(current[-1], part) and tokens.count(current[-1].text) <= INTRO_OVER
+    last = current[-1] if len(current) > 1 or part.kind == "code" and (_label(current[0]) or short) else None
     # A title above a table or code block ("Table 8.2. Numeric Types": a few words, no sentence end)
     # introduces it as a colon does.
     titled = (last is not None and last.kind == "para" and part.kind in ("code", "table")
@@ -124,14 +129,18 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int,
     # not here stood between, and that was what the paragraph introduced).
     listed = part.kind == "para" and _LIST_ITEM.match(part.text) is not None and last is not None \
         and part.start - last.end <= 2
+    # The paragraph right above a code block introduces it too, with or without a colon
+    # ("You can also pass a class name as a string to Nested." ended one chunk, and the
+    # example that shows it began the next, saying nothing of what it was for).
     if (last is None or last.kind != "para" or not (part.kind in ("code", "table") or listed)
-            or not (last.text.rstrip().endswith((":", "：")) or titled)):
+            or not (last.text.rstrip().endswith((":", "：")) or titled or part.kind == "code" and _adjacent(last, part))):
         return None
     own, size = tokens.count(last.text), len(last.text.encode("utf-8")) + 2
     label = part.kind == "code" and _label(last)
+    over = LABEL_OVER if label else INTRO_OVER if part.kind == "code" and own <= INTRO_OVER else 0
 
     def fits(extra: int, more: int) -> bool:  # (code over the budget is a chunk of its own: a label may join it)
-        return (extra + cost <= budget + (LABEL_OVER if label else 0)
+        return (extra + cost <= budget + over
                 or label and cost > budget and extra <= 2 * LABEL_OVER) and more + length <= MAX_BYTES
     item = current[-2] if len(current) >= 2 else None
     if label and item is not None and item.kind == "para" and _LIST_ITEM.match(item.text) \
@@ -140,6 +149,13 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int,
         if fits(mine + own, bytes_ + size):
             return [item, last], own + mine, size + bytes_
     return ([last], own, size) if fits(own, size) else None
+
+
+def _adjacent(block: Block, code: Block) -> bool:
+    """``block`` is a paragraph right above ``code``: a blank line between, or a
+    directive's line and a blank one (reStructuredText's ``.. code-block::``);
+    with more, an include that is not here stood between."""
+    return block.kind == "para" and code.kind == "code" and code.start - block.end <= 3
 
 
 def _label(block: Block) -> bool:

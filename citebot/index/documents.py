@@ -219,13 +219,17 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
             text = "\n".join(para).rstrip()
             # A nested list after a blank line keeps its first item's indent: stripped, that item
             # read as a sibling of the item holding it, and its own siblings as its children.
-            text = text if _NESTED_ITEM.match(text) else text.strip()
+            if not _NESTED_ITEM.match(text):
+                # A paragraph indented under an item loses its indent on every line, not the first
+                # alone: shown two in as the item's, its later lines went five or six in.
+                cut = min(_indent(x) for x in para if x.strip())
+                text = "\n".join(x.expandtabs(4)[cut:] if _indent(x) >= cut else x for x in para).strip()
             under = ""
             for k, line in enumerate(para):  # the items it opens: the last holds what comes below
                 m = _ITEM_TEXT.match(line)
                 if k and not m:
                     continue
-                indent = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+                indent = _indent(line)
                 while items and items[-1][0] >= indent:
                     items.pop()
                 if not k:  # indented under an item: that item's (a paragraph at the margin ends the list)
@@ -309,12 +313,21 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
         if not line.strip():
             flush(i)
         else:
+            if para and _ITEM_TEXT.match(line) and _indent(line) < _indent(para[0]):
+                # An item less indented than the paragraph it follows is the next item of an outer
+                # list, no line of that paragraph (structlog's "   You can inspect a context ..." under
+                # item 1, then "2. A list of processors ..." with no blank line: item 2 read as item 1's).
+                flush(i)
             if not para:
                 para_start = i
             para.append(line.rstrip())
         i += 1
     flush(n)
     return blocks
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
 
 
 _BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
