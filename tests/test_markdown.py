@@ -82,6 +82,17 @@ def test_attrs_and_pydantic_settings_pages_read_right(tmp_path):
     assert [(b.text, b.item) for b in doc.blocks[1:]] == [
         ("- slotted classes: A class with no dict.", ""), ("Less memory.", "slotted classes"),
         ("- field: An attribute.", "")]
+    # ... with its definitions four in, as structlog's are: a later paragraph was read as code, roles raw
+    doc = documents.load(write(tmp_path / "g4.md", "# Glossary\n\n:::{glossary}\nContext\n    A dictionary.\n"
+                                                   "    Bound.\n\n    Made by {func}`bind`.\n    Never changed.\n:::\n"),
+                         "g4.md")
+    assert [(b.kind, b.text, b.item) for b in doc.blocks[1:]] == [
+        ("para", "- Context: A dictionary.\n  Bound.", ""), ("para", "Made by `bind`.\nNever changed.", "Context")]
+    # A session's doctest flags are not shown in MyST either (structlog's "  # doctest: +SKIP")
+    doc = documents.load(write(tmp_path / "d.md", "# D\n\n```pycon\n>>> log.info('hi')  # doctest: +SKIP\n```\n\n"
+                                                  "```python\nx = 1  # doctest: +SKIP is a comment here\n```\n"), "d.md")
+    assert [b.text for b in doc.blocks[1:]] == ["```pycon\n>>> log.info('hi')\n```",
+                                                "```python\nx = 1  # doctest: +SKIP is a comment here\n```"]
     # A thematic break is no text: attrs' index page had a chunk that read "---".
     doc = documents.load(write(tmp_path / "i.md", "# Index\n\nText.\n\n---\n\n* * *\n\n## Next\n\nMore.\n"), "i.md")
     assert [b.text for b in doc.blocks] == ["Index", "Text.", "Next", "More."]

@@ -382,6 +382,9 @@ def test_an_autodoc_directive_reads_the_body_written_under_it():
     # ... and the default role's reference shows its text ("`documented on a separate page <api-attr>`")
     assert rst.inline("It is `documented elsewhere <api-attr>`, see `a <b>`_ or ``x <y>``.") == (
         "It is documented elsewhere, see a or `x <y>`.")
+    # ... and a shortened one its last name (marshmallow's "`~marshmallow.Schema.dump`/`~marshmallow.Schema.load`")
+    assert rst.inline("the `~marshmallow.Schema.dump`/`~marshmallow.Schema.load` method, `~f()`, `a~b`") == (
+        "the `dump`/`load` method, `f()`, `a~b`")
 
 
 def test_jinjas_class_descriptions_read_right():

@@ -209,6 +209,7 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
     directives: list[tuple[str, int, str]] = []
     glossary: int | None = None  # how many directives are open with a glossary innermost
     term: str | None = None  # a glossary's term, waiting for the first line of its definition
+    depth = 0  # the indent of the glossary's definitions
     myst: tuple[str, str, str] | None = None
     options: str | None = None  # "start", "more" (after an option line) or "yaml" (inside a "---" block)
     links = _defined(lines)
@@ -242,8 +243,11 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
             deep = not blank and len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) >= 4
             # An indented code block goes on through deep and blank lines, and starts at a
             # deep line after a blank one outside a list item, admonition or tab.
+            # (A glossary's definitions are indented under their terms, later paragraphs too: text,
+            # not code; structlog's read as code blocks with their roles raw.)
+            defined = glossary is not None and glossary == len(directives)
             indented = (indented and (deep or blank)) or (
-                deep and after_blank and not contained and fence_open(line) is None)
+                deep and after_blank and not contained and not defined and fence_open(line) is None)
             if indented:
                 if code is not None:
                     code.append(len(out))
@@ -303,8 +307,11 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
                 term = _reading(strip_html(line.strip()), [], links)
                 out.append("")
                 continue
+            width = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
             if term is not None:
-                line, term = f"- {term}: {line.strip()}", None
+                line, term, depth = f"- {term}: {line.strip()}", None, width
+            elif width:  # the definition's later lines and paragraphs, two in: the item's
+                line = "  " + " " * max(width - depth, 0) + line.expandtabs(4).lstrip()
         d = _MYST.match(line)
         if d and d.group(2)[0] == "`" and "`" in d.group(4):  # "```{note}``` opens a note." is inline code
             d = None
@@ -593,6 +600,8 @@ def _code_block(lines: list[str], opener: str) -> list[str]:
     if lang.lower() in _TRANSCRIPT:
         body = [_TERMYNAL_TAG.sub("", x) if "<" in x else x for x in body]
         body = ["" if _TERMYNAL_PROGRESS.match(x) else x for x in body]
+    if any(x.lstrip().startswith(">>>") for x in body):  # a session's doctest flags, as rst's (structlog's MyST)
+        body = [rst._DOCTEST_FLAG.sub("", x) for x in body]
     return [first, *(_unannotated(x, annotate) for x in body)]
 
 

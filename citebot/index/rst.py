@@ -107,6 +107,8 @@ _CUT_OPEN = re.compile(r"(?:(?<=\s)|^)(?::[\w:-]+:)?`(?=[^`]*$)")
 _TARGET = re.compile(r"\s*<([^<>]+)>$")
 # the default role's cross-reference, "`documented on a separate page <api-attr>`": its text shows
 _INTERPRETED = re.compile(r"(?<![`\w])`([^`<>]*[^`<>\s])\s+<[^<>`]+>`(?![`_\w])")
+# ... and "`~marshmallow.Schema.dump`" shows its last name, as a role's does ("`dump`")
+_SHORTENED = re.compile(r"(?<![`\w])`~(?:[\w.]*\.)?(\w+(?:\(\))?)`(?![`_\w])")
 _INLINE_TARGET = re.compile(r"_`([^`]+)`")
 
 
@@ -167,7 +169,7 @@ def _text(part: str) -> str:
     s = _ROLE.sub("\x00", part)
     s = _INLINE_TARGET.sub(r"\1", s)
     s = _REFERENCE.sub(_reference, s)
-    s = _INTERPRETED.sub(r"\1", s)
+    s = _SHORTENED.sub(r"`\1`", _INTERPRETED.sub(r"\1", s))
     s = _FOOTNOTE_REF.sub("", s)
     s = _SUBSTITUTION.sub(lambda m: _SUBS.get().get(m.group(1), m.group(1)), s)
     s = _WORD_REFERENCE.sub(r"\1", s)
