@@ -267,6 +267,14 @@ def test_quote_marks_footnotes_and_definitions_read_as_rendered(tmp_path):
         ("The archive keeps deleted projects for 90 days.\nAfter that they are purged.", 3, 4),
         ("Tenant:\nAn isolated group of users.", 6, 7), ("Quota:\nThe most a tenant may use.", 9, 10),
         ("Quotas are reviewed yearly.", 12, 12), ("```\n> not a quote [^2]\n```", 14, 16)]
+    # MyST writes a blank line between a term and its definition: the bare term was a paragraph of its
+    # own (structlog's "`structlog.processors.dict_tracebacks`", quoted alone as an answer)
+    write(tmp_path / "m.md", "# P\n\nThree arguments:\n\n**logger**\n\n: Your logger.\n  It is wrapped.\n\n"
+                             "Text.\nMore text.\n\n: not a term above\n")
+    blocks = documents.load(tmp_path / "m.md", "m.md").blocks
+    assert [(b.text, b.start, b.end) for b in blocks[1:]] == [
+        ("Three arguments:", 3, 3), ("**logger**: Your logger.\n  It is wrapped.", 7, 8), ("Text.\nMore text.", 10, 11),
+        ("not a term above", 13, 13)]
 
 
 def test_html_table_overlapping_spans_and_rowspan_zero(tmp_path):

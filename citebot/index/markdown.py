@@ -510,6 +510,7 @@ def _myst_block(lines: list[str], opener: str, kind: str, name: str, arg: str) -
 
 _QUOTE_MARKS = re.compile(r"^ {0,3}(?:> ?)+")  # "> " (and "> > ") opening a block quote's line
 _DEFINITION = re.compile(r"^ {0,3}: {1,4}(?=\S)")  # ":   " opening a definition (Markdown Extra, MkDocs)
+_NO_TERM = re.compile(rf"^\s*(?:{_LIST_MARK}|#|\||```|~~~|>)")  # a line that is no definition's term
 _FOOTNOTE_REF = re.compile(r" ?\[\^[^\]\s]+\](?!:)")  # "[^1]" in the text ("for you [^1], however")
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]: ?")  # "[^1]: " opening the note
 
@@ -533,6 +534,13 @@ def _reading(line: str, out: list[str], links: frozenset[str] = frozenset()) -> 
         line = _DEFINITION.sub("", line)
         if out and out[-1].strip() and not out[-1].rstrip().endswith((":", ".", "?", "!")):
             out[-1] = out[-1].rstrip() + ":"
+        elif len(out) >= 2 and not out[-1].strip() and out[-2].strip() and (len(out) == 2 or not out[-3].strip()) \
+                and not _NO_TERM.match(out[-2]) and len(out[-2]) <= 120:
+            # MyST writes a blank line between the term and its definition: the term joins the
+            # definition's line (structlog's bare "`structlog.processors.dict_tracebacks`" was a
+            # paragraph of its own, and quoted alone as an answer).
+            term, out[-2] = out[-2].strip(), ""
+            line = f"{term}{'' if term.endswith(':') else ':'} {line}"
     if "`#!" in line:
         line = _INLINE_LANG.sub(r"\1", line)
     if "{" in line or ":" in line:  # Material's icons and attribute lists show no text (outside code)
