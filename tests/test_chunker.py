@@ -68,7 +68,7 @@ def test_code_block_is_never_cut(tmp_path):
     chunks = chunker.chunk_document(load(tmp_path), budget=30)
     code = [c for c in chunks if "```python" in c.text]
     assert len(code) == 1
-    assert "for order in client.orders():" in code[0].text and code[0].text.rstrip().endswith("```")
+    assert "for order in client.orders():\n    print(order.id)\n```" in code[0].text
     assert code[0].headings == ("API",)
 
 
@@ -215,6 +215,16 @@ def test_the_paragraph_that_introduces_a_code_block_moves_with_it(tmp_path):
     labelled = chunker.chunk_document(load(tmp_path, f"# Keys\n\n{filler}\n\n2. Make a key\n\nUnix/macOS:\n\n{code}\n\n"
                                                      f"Windows:\n\n{code}\n", "labels.md"), budget=60)
     assert [c.text.split("\n\n")[:2] for c in labelled][-2:] == [["2. Make a key", "Unix/macOS:"], ["Windows:", code]]
+
+
+def test_a_short_paragraph_that_ends_its_section_stays_with_the_chunk_before(tmp_path):
+    # structlog's "Deprecated since version 23.1.0" was a chunk of its own, saying it of nothing.
+    filler = " ".join(["The async logger runs every call in a thread pool."] * 8)
+    assert tokens.count(filler) <= 90 < tokens.count(filler) + tokens.count("Deprecated since 23.1.")
+    text = f"# Async\n\n{filler}\n\nDeprecated since 23.1.\n\n## Next\n\n{filler}\n\nA longer closing paragraph that " \
+           f"goes on and on about many things for more than the few tokens a tail may take over the budget.\n"
+    chunks = chunker.chunk_document(load(tmp_path, text, "async.md"), budget=90)
+    assert [c.text.split("\n\n")[-1][:20] for c in chunks] == ["Deprecated since 23.", filler[:20], "A longer closing par"]
 
 
 def test_the_paragraph_that_introduces_a_list_moves_with_it_unless_something_stood_between(tmp_path):

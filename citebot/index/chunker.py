@@ -30,6 +30,7 @@ _ENUMERATOR = re.compile(r"[ \t]*(?:\d{1,3}|[A-Za-z])\.")  # a list item's numbe
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
 _RULE_ROW = re.compile(r"^\|(?:\s*:?-{2,}:?\s*\|)+$")  # "|---|---|"
 LABEL_OVER = 24  # tokens a label and its item may take a chunk over the budget (see ``_introduction``)
+TAIL_OVER = 24  # tokens a short paragraph that ends its section may take the chunk before over the budget
 INTRO_OVER = 64  # tokens the paragraph right above a code block may take the block's chunk over the budget
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
 
@@ -54,7 +55,7 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
             pieces.append((path(), current))
         current, used, size = [], 0, 0
 
-    for block in doc.blocks:
+    for at, block in enumerate(doc.blocks):
         if current and (block.page != current[-1].page or current[-1].end_page):
             flush()  # a chunk cites one PDF page; its last paragraph may run onto the next
         if block.kind == "heading":
@@ -66,9 +67,15 @@ def chunk_document(doc: Document, budget: int) -> list[Chunk]:
             if not (block.text == doc.title and not stack):
                 stack.append((block.level, block.text))
             continue
+        # A short paragraph that ends its section ("Deprecated since version 23.1.0", "See also: ...")
+        # says something of what the chunk before holds: a chunk of it alone said it of nothing.
+        last = at + 1 == len(doc.blocks) or doc.blocks[at + 1].kind == "heading"
         for part in _fit(block, budget):
             cost, length = tokens.count(part.text), len(part.text.encode("utf-8")) + 2  # + the "\n\n" joining
-            if current and (used + cost > budget or size + length > MAX_BYTES):
+            # (not at the margin after a chunk that starts inside an item, which heads it)
+            tail = (last and part.kind == "para" and part is block and cost <= TAIL_OVER and current
+                    and used + cost <= budget + TAIL_OVER and current[0].item in ("", part.item))
+            if current and (used + cost > budget and not tail or size + length > MAX_BYTES):
                 intro = _introduction(current, part, cost, length, budget)
                 if intro is not None:
                     del current[-len(intro[0]):]
