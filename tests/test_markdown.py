@@ -93,6 +93,10 @@ def test_attrs_and_pydantic_settings_pages_read_right(tmp_path):
                                                   "```python\nx = 1  # doctest: +SKIP is a comment here\n```\n"), "d.md")
     assert [b.text for b in doc.blocks[1:]] == ["```pycon\n>>> log.info('hi')\n```",
                                                 "```python\nx = 1  # doctest: +SKIP is a comment here\n```"]
+    # An escaped "#" opens no heading: "\# of workers" read as a heading of the chunks below it
+    doc = documents.load(write(tmp_path / "h.md", "# H\n\n\\# of workers is the CPU count.\n\nText.\n"), "h.md")
+    assert [(b.kind, b.text) for b in doc.blocks] == [("heading", "H"), ("para", "# of workers is the CPU count."),
+                                                      ("para", "Text.")]
     # A thematic break is no text: attrs' index page had a chunk that read "---".
     doc = documents.load(write(tmp_path / "i.md", "# Index\n\nText.\n\n---\n\n* * *\n\n## Next\n\nMore.\n"), "i.md")
     assert [b.text for b in doc.blocks] == ["Index", "Text.", "Next", "More."]

@@ -648,3 +648,21 @@ def test_a_redirect_page_leaves_no_reading_context_behind():
     moved = [".. meta::", "", "  :http-equiv=refresh: 0; url=../new/", "", "Moved", "=====", "", "See :doc:`x`."]
     assert rst.to_markdown(moved, {"doc:x": "X"}, "a/moved") == [""] * len(moved)
     assert rst.role("doc", "/x") == "/x"  # (read outside any page: the name as written, not "X")
+
+
+def test_an_unknown_directive_over_code_is_code_and_a_hash_line_is_text(tmp_path):
+    # Click's ".. click:example::" over a command's source and ".. click:run::" over the call that runs
+    # it were read as text: their comments became Markdown headings of 48 chunks, their indents lost.
+    (tmp_path / "o.rst").write_text(
+        "Options\n=======\n\nAn option:\n\n.. click:example::\n\n    # the command\n    @click.command()\n"
+        "    def echo(text):\n        click.echo(text)\n\n.. click:run::\n\n    invoke(echo, args=['--help'])\n\n"
+        ".. setting:: retries\n\n    # of retries before the task fails.\n    It defaults to three.\n\n"
+        "# of workers is the number of CPUs.\n")
+    doc = documents.load(tmp_path / "o.rst", "o.rst")
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("heading", "Options"), ("para", "An option:"),
+        ("code", "```\n# the command\n@click.command()\ndef echo(text):\n    click.echo(text)\n```"),
+        ("code", "```\ninvoke(echo, args=['--help'])\n```"),
+        # a body of sentences stays text, and a line that opens with "#" is no heading
+        ("para", "# of retries before the task fails.\nIt defaults to three."),
+        ("para", "# of workers is the number of CPUs.")]

@@ -198,14 +198,16 @@ _TICKS = re.compile(r"`+")
 
 def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
                    indented: frozenset[int] = frozenset(),
-                   marked: Mapping[int, tuple[int, str, int]] | None = None) -> list[Block]:
+                   marked: Mapping[int, tuple[int, str, int]] | None = None,
+                   plain: frozenset[int] = frozenset()) -> list[Block]:
     """Split Markdown lines into blocks; ``offset`` = lines before ``lines``;
     ``indented``: the lines of indented code blocks (``markdown.clean`` finds
     them), each block read as code under a fence of its own, so it is kept
     whole like fenced code and quoted as code; ``marked``: headings found
     otherwise, by their first line: (level, text, lines they take);
     ``headings`` false: plain text, where "#" opens no heading and a table's
-    rows close with "|" as they open."""
+    rows close with "|" as they open; ``plain``: lines that open no heading
+    (an escaped "#": ``markdown.clean``'s)."""
     marked = marked or {}
     blocks: list[Block] = []
     i, n = 0, len(lines)
@@ -271,7 +273,7 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
             blocks.append(Block("heading", text, i + offset + 1, i + offset + taken, level=level))
             i += taken
             continue
-        h = _HEADING.match(line) if headings else None
+        h = _HEADING.match(line) if headings and i not in plain else None
         if h:
             flush(i)
             items.clear()
@@ -545,8 +547,9 @@ def _titles_of(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Mapping[s
 def _markdown_document(path: Path, rel: str, meta: dict, lines: list[str], skipped: int) -> Document:
     """A document from Markdown lines (an AsciiDoc file's, converted line for line, too)."""
     code: list[int] = []
-    cleaned = markdown.clean(lines, code)
-    blocks = parse_markdown(cleaned, skipped, indented=frozenset(code))
+    plain: list[int] = []
+    cleaned = markdown.clean(lines, code, plain)
+    blocks = parse_markdown(cleaned, skipped, indented=frozenset(code), plain=frozenset(plain))
     return Document(rel, "", _finish_meta(meta, blocks, path.stem, rel), blocks)
 
 

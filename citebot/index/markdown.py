@@ -188,9 +188,11 @@ def titles(doc: str, lines: list[str]) -> dict[str, str]:
     return found
 
 
-def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
+def clean(lines: list[str], code: list[int] | None = None, plain: list[int] | None = None) -> list[str]:
     """The lines as they read rendered; same number of lines.  ``code``, when
-    given, receives the index of every line of an indented code block."""
+    given, receives the index of every line of an indented code block;
+    ``plain``, of every line that opens with an escaped "#" (``\\# text``):
+    text that reads as a heading once its escape is gone."""
     out: list[str] = []
     fence: str | None = None
     fenced: list[str] = []  # the open code block's lines, kept until it closes
@@ -390,6 +392,8 @@ def clean(lines: list[str], code: list[int] | None = None) -> list[str]:
         if h:
             out.append("#" * int(h.group(1)) + " " + " ".join(strip_html(h.group(2)).split()))
             continue
+        if plain is not None and _ESCAPED_HASH.match(line):
+            plain.append(len(out))
         line = _reading(strip_html(line), out, links)
         if label and line.strip():
             if _TABLE_OR_LIST.match(line):
@@ -510,6 +514,7 @@ def _myst_block(lines: list[str], opener: str, kind: str, name: str, arg: str) -
 
 _QUOTE_MARKS = re.compile(r"^ {0,3}(?:> ?)+")  # "> " (and "> > ") opening a block quote's line
 _DEFINITION = re.compile(r"^ {0,3}: {1,4}(?=\S)")  # ":   " opening a definition (Markdown Extra, MkDocs)
+_ESCAPED_HASH = re.compile(r"^ {0,3}\\#")  # "\\# 1 priority": a "#" that opens no heading
 _NO_TERM = re.compile(rf"^\s*(?:{_LIST_MARK}|#|\||```|~~~|>)")  # a line that is no definition's term
 _FOOTNOTE_REF = re.compile(r" ?\[\^[^\]\s]+\](?!:)")  # "[^1]" in the text ("for you [^1], however")
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[^\]\s]+\]: ?")  # "[^1]: " opening the note

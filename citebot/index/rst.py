@@ -261,6 +261,8 @@ class _Reader:
 
         def text_line(raw: str) -> str:
             text = inline(raw.strip())
+            if text.startswith("#"):  # rst's "# of retries" is text, never a Markdown heading
+                text = "\\" + text
             depth = len([x for x in items if x <= _indent(raw.expandtabs(8))])  # an item's own paragraphs too
             return ("  " * depth + text) if depth and not text.startswith("- ") else text
 
@@ -477,7 +479,12 @@ class _Reader:
                 found.append((options.get("language") or suffix, code))
                 out[i - end] = f"{caption}{_MARK}{len(found) - 1}{_MARK}"
             return end
-        if kind in _CODE:
+        # A directive citebot does not know whose body is code (Pallets' "click:example::" over a
+        # command's source, "click:run::" over the call that runs it) is read as code: as text, its
+        # comments became Markdown headings of 48 chunks and its indents were lost.
+        unknown = not (kind in _OBJECTS or kind in _ADMONITIONS or kind in _TITLED or kind in _VERSIONS
+                       or kind == "admonition" or " " in arg)
+        if kind in _CODE or unknown and _code_body(body):
             out.extend([""] * (j - i))
             # "settings.py:" says where the code goes; a tab's label after its language names it too
             caption = options.get("caption") or (arg.partition(" ")[2].strip() if kind == "code-tab" else "")
@@ -537,6 +544,17 @@ class _Reader:
         else:  # a list, table or code first, or nothing: the label stands on the directive's line
             out[at] = label if kind in _OBJECTS else f"{label}." if kind in _VERSIONS and first is None else f"{label}:"
         return end
+
+
+_CODE_LINE = re.compile(r"^\s*(?:import \w|from [\w.]+ import |def \w|class \w[\w.]*[(:]|@[\w.]+|return\b|pass$"
+                        r"|(?:if|for|while|with|elif|try|except|else|finally)\b.*:$|#|>>> |\.\.\. |\$ "
+                        r"|[\w.]+(?:\[[^\]]*\])?\s*[-+*/]?=[^=]|[\w.]+\(.*\)[,;]?\s*$|[)\]}]+[,;:]?\s*$)")
+
+
+def _code_body(body: Sequence[str]) -> bool:
+    """Whether a directive's body reads as code: most of its lines are statements, not sentences."""
+    lines = [x for x in body if x.strip()]
+    return bool(lines) and sum(bool(_CODE_LINE.match(x)) for x in lines) >= 0.6 * len(lines)
 
 
 def _under_item(inner: Sequence[str]) -> set[int]:
