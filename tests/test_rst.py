@@ -385,6 +385,10 @@ def test_an_autodoc_directive_reads_the_body_written_under_it():
     # ... and a shortened one its last name (marshmallow's "`~marshmallow.Schema.dump`/`~marshmallow.Schema.load`")
     assert rst.inline("the `~marshmallow.Schema.dump`/`~marshmallow.Schema.load` method, `~f()`, `a~b`") == (
         "the `dump`/`load` method, `f()`, `a~b`")
+    # ... and a name searched from the current module shows without its leading dot (alembic's 297
+    # ":paramref:`.command.current.check_heads`"), but a file is as written
+    assert rst.inline(":meth:`.Column.copy`, :paramref:`.x.y`, `.Op.z`, :file:`.gitignore`, ``.venv``") == (
+        "`Column.copy`, `x.y`, `Op.z`, `.gitignore`, `.venv`")
 
 
 def test_jinjas_class_descriptions_read_right():

@@ -109,6 +109,7 @@ _TARGET = re.compile(r"\s*<([^<>]+)>$")
 _INTERPRETED = re.compile(r"(?<![`\w])`([^`<>]*[^`<>\s])\s+<[^<>`]+>`(?![`_\w])")
 # ... and "`~marshmallow.Schema.dump`" shows its last name, as a role's does ("`dump`")
 _SHORTENED = re.compile(r"(?<![`\w])`~(?:[\w.]*\.)?(\w+(?:\(\))?)`(?![`_\w])")
+_RELATIVE = re.compile(r"(?<![`\w])`\.(\w[\w.]*(?:\(\))?)`(?![`_\w])")  # "`.Column.copy`": "`Column.copy`"
 _INLINE_TARGET = re.compile(r"_`([^`]+)`")
 
 
@@ -146,6 +147,10 @@ def role(name: str, content: str) -> str:
                 else f"^{content}" if name == "sup" else content)
     if content.startswith("~"):  # ~celery.app.Celery shows "Celery"
         content = content[1:].rsplit(".", 1)[-1]
+    elif content.startswith(".") and name not in _LITERAL_ROLES:
+        # a name searched from the current module ("`.Column.copy`") shows without its dot, as Sphinx
+        # shows it (alembic's 297 such references read ".command.current.check_heads")
+        content = content.lstrip(".")
     return f"`{re.sub(r'^@-?', '', content)}`"  # Celery's "~@Retry" (its app) shows "Retry"
 
 
@@ -169,7 +174,7 @@ def _text(part: str) -> str:
     s = _ROLE.sub("\x00", part)
     s = _INLINE_TARGET.sub(r"\1", s)
     s = _REFERENCE.sub(_reference, s)
-    s = _SHORTENED.sub(r"`\1`", _INTERPRETED.sub(r"\1", s))
+    s = _RELATIVE.sub(r"`\1`", _SHORTENED.sub(r"`\1`", _INTERPRETED.sub(r"\1", s)))
     s = _FOOTNOTE_REF.sub("", s)
     s = _SUBSTITUTION.sub(lambda m: _SUBS.get().get(m.group(1), m.group(1)), s)
     s = _WORD_REFERENCE.sub(r"\1", s)
