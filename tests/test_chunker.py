@@ -206,6 +206,12 @@ def test_the_paragraph_that_introduces_a_code_block_moves_with_it(tmp_path):
     assert chunker.INTRO_OVER < tokens.count(long_) < 120
     kept = chunker.chunk_document(load(tmp_path, f"# Keys\n\n{long_}\n\n{code}\n", "long.md"), budget=120)
     assert [c.text.split("\n\n")[0] for c in kept] == [long_, code]
+    # ... unless it ends in a colon and the block is too long for any chunk: alembic's long "... place a
+    # hook ... which removes ... any operations:" was a chunk of its own, the hook's code the next
+    told = long_[:-1] + " and then runs:"
+    assert tokens.count(told) <= 82 < tokens.count(code)
+    assert [c.text.split("\n\n")[0] for c in chunker.chunk_document(
+        load(tmp_path, f"# Keys\n\n{told}\n\n{code}\n", "told.md"), budget=82)] == [told]
     gap = chunker.chunk_document(load(tmp_path, f"# Keys\n\n{filler}\n\n{said}\n\n{{* ../k.py *}}\n\n{code}\n",
                                       "gap.md"), budget=120)
     assert [c.text.split("\n\n")[0] for c in gap] == [filler, code]
@@ -215,6 +221,24 @@ def test_the_paragraph_that_introduces_a_code_block_moves_with_it(tmp_path):
     labelled = chunker.chunk_document(load(tmp_path, f"# Keys\n\n{filler}\n\n2. Make a key\n\nUnix/macOS:\n\n{code}\n\n"
                                                      f"Windows:\n\n{code}\n", "labels.md"), budget=60)
     assert [c.text.split("\n\n")[:2] for c in labelled][-2:] == [["2. Make a key", "Unix/macOS:"], ["Windows:", code]]
+
+
+def test_a_code_block_longer_than_two_budgets_is_cut_at_its_blank_lines(tmp_path):
+    # alembic's 150-line sample alembic.ini was one chunk that filled the prompt: the sentence that
+    # defines one of its settings never reached it.
+    sections = [f"# section {k}: what setting_{k} does\nsetting_{k} = value_{k}\nother_{k} = more_{k}" for k in range(8)]
+    text = "# Config\n\n```ini\n" + "\n\n".join(sections) + "\n```\n"
+    code = "```ini\n" + "\n\n".join(sections) + "\n```"
+    budget = 40
+    assert tokens.count(code) > 2 * budget
+    chunks = chunker.chunk_document(load(tmp_path, text, "c.ini.md"), budget=budget)
+    assert len(chunks) > 1 and all(tokens.count(c.text) <= budget for c in chunks)
+    assert all(c.text.startswith("```ini\n# section") and c.text.endswith("\n```") for c in chunks)
+    # every line is in one piece, the pieces cut where a blank line was, and each cites its own lines
+    assert "\n\n".join(c.text[len("```ini\n"):-len("\n```")] for c in chunks) == "\n\n".join(sections)
+    lines = text.split("\n")
+    for c in chunks:
+        assert lines[c.start - 1].startswith("# section") and lines[c.end - 1].startswith("other_")
 
 
 def test_a_short_paragraph_that_ends_its_section_stays_with_the_chunk_before(tmp_path):

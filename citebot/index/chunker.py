@@ -6,7 +6,8 @@ the current chunk only when it fits whole (else it starts the next chunk, with
 the paragraph that introduces it, one ending in ":", as a list does, or for
 code, the paragraph right above it); a long table is split into pieces
 that each repeat the header row; a fenced code block is not cut for the
-budget (an oversized one becomes one chunk on its own); an oversized paragraph
+budget (an oversized one becomes one chunk on its own) up to ``CODE_WHOLE``
+budgets, and a longer one is cut at its blank lines; an oversized paragraph
 is split at sentence ends (a run without one, at spaces).  No chunk is longer than ``MAX_BYTES`` on any
 backend: a code block beyond it (a generated file pasted whole) is cut at
 line ends, each piece fenced again.  Ids are a hash of the source, heading path, text and
@@ -30,6 +31,7 @@ _ENUMERATOR = re.compile(r"[ \t]*(?:\d{1,3}|[A-Za-z])\.")  # a list item's numbe
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}")
 _RULE_ROW = re.compile(r"^\|(?:\s*:?-{2,}:?\s*\|)+$")  # "|---|---|"
 LABEL_OVER = 24  # tokens a label and its item may take a chunk over the budget (see ``_introduction``)
+CODE_WHOLE = 2  # a code block up to this many budgets is kept whole, in one chunk; a longer one is cut
 TAIL_OVER = 24  # tokens a short paragraph that ends its section may take the chunk before over the budget
 INTRO_OVER = 64  # tokens the paragraph right above a code block may take the block's chunk over the budget
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
@@ -126,7 +128,12 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int,
     # paragraph and the code right below it: marshmallow's "If the object ... has a relationship to an
     # object of the same type, you can nest the Schema within itself ..." was a chunk of one sentence)
     short = part.kind == "code" and _adjacent(current[-1], part) and tokens.count(current[-1].text) <= INTRO_OVER
-    last = current[-1] if len(current) > 1 or part.kind == "code" and (_label(current[0]) or short) else None
+    # ... and code too long for any chunk takes the paragraph that introduces it with a colon, however
+    # long (alembic's "... place a process_revision_directives hook ... which removes ... any operations:"
+    # was a chunk of its own, and the hook's code the next)
+    colon = part.kind == "code" and cost > budget and current[-1].kind == "para" \
+        and current[-1].text.rstrip().endswith((":", "："))
+    last = current[-1] if len(current) > 1 or part.kind == "code" and (_label(current[0]) or short or colon) else None
     # A title above a table or code block ("Table 8.2. Numeric Types": a few words, no sentence end)
     # introduces it as a colon does.
     titled = (last is not None and last.kind == "para" and part.kind in ("code", "table")
@@ -147,8 +154,8 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int,
     over = LABEL_OVER if label else INTRO_OVER if part.kind == "code" and own <= INTRO_OVER else 0
 
     def fits(extra: int, more: int) -> bool:  # (code over the budget is a chunk of its own: a label may join it)
-        return (extra + cost <= budget + over
-                or label and cost > budget and extra <= 2 * LABEL_OVER) and more + length <= MAX_BYTES
+        return (extra + cost <= budget + over or label and cost > budget and extra <= 2 * LABEL_OVER
+                or colon and extra <= budget) and more + length <= MAX_BYTES
     item = current[-2] if len(current) >= 2 else None
     if label and item is not None and item.kind == "para" and _LIST_ITEM.match(item.text) \
             and last.start - item.end <= 2:
@@ -183,7 +190,9 @@ def _fit(block: Block, budget: int) -> list[Block]:
             text = "\n".join(lines[:2] + body)
             if tokens.count(text) <= budget:
                 return _bound(replace(block, text=text))
-    if block.kind == "code" or tokens.count(block.text) <= budget:
+    if block.kind == "code" and tokens.count(block.text) > CODE_WHOLE * budget:
+        parts = _split_code(block, budget)
+    elif block.kind == "code" or tokens.count(block.text) <= budget:
         parts = [block]
     elif block.kind == "table":
         parts = _split_table(block, budget)
@@ -239,6 +248,52 @@ def _bound(block: Block) -> list[Block]:
         size += length
     emit(len(lines))
     return out
+
+
+def _split_code(block: Block, budget: int) -> list[Block]:
+    """A code block too long to read as one (a whole sample configuration file)
+    in pieces of at most ``budget`` tokens, cut at its blank lines where it has
+    them (else at line ends), each piece fenced again: alembic's 150-line
+    sample alembic.ini was one chunk that filled the prompt, and the sentence
+    defining one of its settings never reached it."""
+    lines = block.text.split("\n")
+    opener = markdown.fence_open(lines[0])
+    if opener is None:
+        return [block]
+    body = lines[1:-1] if len(lines) > 1 and markdown.fence_closes(lines[-1], opener) else lines[1:]
+    frame = tokens.count(f"{lines[0]}\n{opener}")
+    exact = block.text.count("\n") == block.end - block.start
+    runs: list[list[int]] = [[]]  # the body's lines by blank-line run (indexes into body)
+    for k, line in enumerate(body):
+        if not line.strip():
+            if runs[-1]:
+                runs.append([])
+        else:
+            runs[-1].append(k)
+    pieces: list[list[int]] = []
+    used = 0
+    for run in (r for r in runs if r):
+        cost = sum(tokens.count(body[k]) + 1 for k in run)
+        if pieces and used + cost + frame <= budget:
+            pieces[-1].extend(run)
+            used += cost
+            continue
+        pieces.append([])
+        used = 0
+        for k in run:  # a run longer than the budget: cut at its line ends
+            c = tokens.count(body[k]) + 1
+            if pieces[-1] and used + c + frame > budget:
+                pieces.append([])
+                used = 0
+            pieces[-1].append(k)
+            used += c
+    out = []
+    for piece in pieces:
+        a, b = piece[0], piece[-1]
+        text = "\n".join([lines[0], *body[a:b + 1], opener])
+        out.append(replace(block, text=text, start=block.start + 1 + a if exact else block.start,
+                           end=block.start + 1 + b if exact else block.end))
+    return out or [block]
 
 
 def _split_table(block: Block, budget: int) -> list[Block]:
