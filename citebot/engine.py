@@ -27,6 +27,7 @@ from citebot.answer.citations import AnswerStream, Cleaned
 from citebot.answer.context import Context
 from citebot.answer.extractive import (
     Scored,
+    answer_sections,
     chunk_langs,
     quote_answer,
     score_units,
@@ -281,7 +282,8 @@ class Engine:
         ex = quote_answer(question, turn.scored, self.cfg.min_answer_score, self.cfg.answer_sentences,
                           {t: s.idf for t, s in r.stats.items()}, strongest=len(turn.context.shown),
                           focus=self._focus(turn.plan),
-                          langs=chunk_langs(turn.context), earlier=turn.plan.earlier)
+                          langs=chunk_langs(turn.context), earlier=turn.plan.earlier,
+                          answers=answer_sections(turn.context))
         if ex.text == REFUSAL:
             return self._refuse(turn, ex.reason, on_text)
         # The quotes are the documents' own text with the answerer's marks: not

@@ -1619,3 +1619,28 @@ def test_a_label_after_the_quote_brings_the_code_it_names():
     assert out.quoted == [1, 1, 1, 1] and out.text.endswith("git+https://x.git@feature#egg=pkg\n```\n[1]")
     # No room: the window's limit counts the code, not the label.
     assert ex_mod.compose(scored, 0.1, max_units=2).quoted == [1, 1]
+
+
+def test_a_faq_question_that_matches_best_is_answered_by_its_answer_section():
+    # Click's FAQ: the question "I decorated a function ... it exits" matched the user's question best and
+    # was the quote; the "Answer" section right under it, shown beside it, was not.
+    from dataclasses import replace
+    asked = "I call my decorated command from Python and it prints a usage error and exits."
+    told = "The decorator replaced the function with a Command object. Keep a plain function and wrap it."
+    other = "A usage error exits with code 2."
+    page = [replace(hit(3, asked), chunk=replace(hit(3, asked).chunk, source="faq.md", headings=("General", "Calling"))),
+            replace(hit(2, told), chunk=replace(hit(2, told).chunk, source="faq.md",
+                                                  headings=("General", "Calling", "Answer"))),
+            hit(1, other)]
+    ctx = answer_ctx.Context(page)
+    assert ex_mod.answer_sections(ctx) == {1: 2}
+    q = "when I call my decorated command from Python it prints a usage error and exits, why?"
+    ex = ex_mod.extractive(q, terms(q), ctx, IDF(), min_score=0.3)
+    assert ex.text.startswith("“The decorator replaced the function with a Command object.") and ex.cited[0] == 2
+    assert 1 not in ex.quoted  # the question it answers is no second quote
+    # An "Answer" section under another heading, or in another page, answers nothing here
+    elsewhere = [page[0], replace(page[1], chunk=replace(page[1].chunk, headings=("General", "Other", "Answer"))),
+                 page[2]]
+    assert ex_mod.answer_sections(answer_ctx.Context(elsewhere)) == {}
+    ex = ex_mod.extractive(q, terms(q), answer_ctx.Context(elsewhere), IDF(), min_score=0.3)
+    assert ex.text.startswith("“I call my decorated command from Python")

@@ -860,7 +860,8 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
             idf: Mapping[str, float] | None = None, strongest: int | None = None, steps: bool = False,
             form: frozenset[str] = frozenset(), quantity: bool = False, code: bool = True,
             focus: frozenset[str] = frozenset(), langs: Mapping[int, str] | None = None,
-            default: bool = False, option: bool = False, order: bool = False) -> Extract:
+            default: bool = False, option: bool = False, order: bool = False,
+            answers: Mapping[int, int] | None = None) -> Extract:
     """The quotes; ``kind`` is what an answer must hold (a duration for "how
     long"): a unit holding it leads when it scores within ``LEAD`` of the
     best (a table row only when it holds the best unit's question terms too); ``idf`` weighs the question's terms (a second quote must add
@@ -879,7 +880,9 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
     (``asks_option``), so a unit that writes one ("--asyncio-mode") counts
     ``INSTRUCTION`` more as the lead is chosen; ``order``: the question asks
     in what order (``asks_order``), so a step of a numbered list counts
-    ``INSTRUCTION`` more and the lead quote is its whole list.
+    ``INSTRUCTION`` more and the lead quote is its whole list; ``answers``:
+    a shown chunk's number to the number of the shown chunk that answers it
+    (``answer_sections``), whose opening leads in its place.
     Every threshold (``min_score``, ``LEAD``, ``SECOND``) reads the units' own
     scores: the bonus picks among units, it never lets a weaker one through."""
     if not scored:
@@ -902,6 +905,13 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         # does not exist yet?" was the quote for how to modify one request's response).
         best = next((s for s in ranked if s.score >= LEAD * best.score and s.score >= min_score
                      and not _is_question(s.unit)), best)
+    asked = None
+    if answers and best.unit.n in answers:
+        # A FAQ's question (or a problem page's symptom) is what a question written like it matches
+        # best; the section headed "Answer" below it answers it (Click's "I decorated a function ...
+        # it exits" was the quote, and the "Answer" chunk shown beside it was not).
+        asked = best.unit.n
+        best = min((s for s in scored if s.unit.n == answers[asked]), key=lambda s: s.unit.i, default=best)
     if focus and not best.terms & focus:
         # A follow-up asks for what it adds ("and fastapi run?" after "fastapi dev"): in the
         # chunk chosen, a unit that holds none of its new words answers the last question again.
@@ -962,7 +972,7 @@ def compose(scored: list[Scored], min_score: float, max_units: int = 3, kind: re
         return sum(mass.get(t, 1.0) for t in s.terms - covered) >= PART * total
     # ``langs``: each shown chunk's language; a second quote is in the lead's (an English question
     # over pages without English got a Korean quote and then a Chinese one).
-    second = next((s for s in ranked if s.unit.n != best.unit.n and s.score >= SECOND * best.score and adds(s)
+    second = next((s for s in ranked if s.unit.n not in (best.unit.n, asked) and s.score >= SECOND * best.score and adds(s)
                    and (langs is None or langs.get(s.unit.n) == langs.get(best.unit.n))), None)
     if second is not None:
         quotes.append((steps and _steps(second, scored)) or _window(second, scored, max_units))
@@ -985,7 +995,7 @@ def extractive(question: str, terms: Sequence[Sequence[str]], ctx: Context, stat
     weighted = weighted if weighted is not None else [dict.fromkeys(ts, 1.0) for ts in terms]
     scored = score_units(question, weighted, ctx, stats, embed, question_vector, embed_top)
     return quote_answer(question, scored, min_score, max_sentences, {t: stats[t].idf for ts in terms for t in ts},
-                        strongest=len(ctx.shown), langs=chunk_langs(ctx))
+                        strongest=len(ctx.shown), langs=chunk_langs(ctx), answers=answer_sections(ctx))
 
 
 def chunk_langs(ctx: Context) -> dict[int, str]:
@@ -993,13 +1003,34 @@ def chunk_langs(ctx: Context) -> dict[int, str]:
     return {n: h.chunk.lang for n, h in enumerate(ctx.shown, 1)}
 
 
+_ANSWER_HEADING = re.compile(r"^\W*(?:answers?|solutions?|fix(?:es)?|workarounds?|resolution|回答|答案|解决(?:方法|方案|办法)?)\W*$",
+                             re.I)
+
+
+def answer_sections(ctx: Context) -> dict[int, int]:
+    """Each shown chunk's number to the number of the shown chunk that
+    answers it: the first shown chunk of a section headed "Answer" ("Solution",
+    "Fix" ...) right under the chunk's own heading, in the same page (a FAQ's
+    question and its answer)."""
+    out: dict[int, int] = {}
+    for n, h in enumerate(ctx.shown, 1):
+        path = tuple(h.chunk.headings)
+        found = [(k.chunk.start, m) for m, k in enumerate(ctx.shown, 1)
+                 if k.chunk.source == h.chunk.source and len(k.chunk.headings) == len(path) + 1
+                 and tuple(k.chunk.headings[:-1]) == path and _ANSWER_HEADING.match(k.chunk.headings[-1])]
+        if found:
+            out[n] = min(found)[1]
+    return out
+
+
 def quote_answer(question: str, scored: list[Scored], min_score: float, max_units: int,
                  idf: Mapping[str, float], strongest: int | None, focus: frozenset[str] = frozenset(),
-                 langs: Mapping[int, str] | None = None, earlier: str = "") -> Extract:
+                 langs: Mapping[int, str] | None = None, earlier: str = "",
+                 answers: Mapping[int, int] | None = None) -> Extract:
     """:func:`compose` with what the question itself says: the kind of answer
     it wants, whether it asks for steps, code or a quantity, and its answer-kind words."""
     return compose(scored, min_score, max_units, answer_type(question), idf, strongest=strongest,
                    steps=asks_steps(question), form=form_terms(question), quantity=asks_quantity(question),
                    code=asks_code(question), focus=focus, langs=langs,
                    default=asks_default(asks_like(question, earlier)), option=asks_option(question),
-                   order=asks_order(question))
+                   order=asks_order(question), answers=answers)
