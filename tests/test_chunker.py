@@ -241,6 +241,19 @@ def test_a_code_block_longer_than_two_budgets_is_cut_at_its_blank_lines(tmp_path
         assert lines[c.start - 1].startswith("# section") and lines[c.end - 1].startswith("other_")
 
 
+def test_a_long_list_without_full_stops_is_cut_between_its_items(tmp_path):
+    # Click's environment-variable rules, items with no full stop: the list was one "sentence", cut at a
+    # space, and a chunk ended "- Any other value is interpreted", the next began "as deactivating the flag".
+    items = [f"   - the values of group {k} are interpreted\n     as activating the flag number {k}" for k in range(12)]
+    text = "# Rules\n\nHere are the rules:\n" + "\n".join(items) + "\n"
+    chunks = chunker.chunk_document(load(tmp_path, text, "rules.md"), budget=60)
+    assert len(chunks) > 1
+    for c in chunks:
+        body = c.text.split("\n")
+        assert body[-1].endswith(tuple(f"flag number {k}" for k in range(12))), c.text
+        assert body[0].startswith(("Here are the rules:", "- the values", "   - the values")), c.text
+
+
 def test_a_short_paragraph_that_ends_its_section_stays_with_the_chunk_before(tmp_path):
     # structlog's "Deprecated since version 23.1.0" was a chunk of its own, saying it of nothing.
     filler = " ".join(["The async logger runs every call in a thread pool."] * 8)

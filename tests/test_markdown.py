@@ -97,6 +97,9 @@ def test_attrs_and_pydantic_settings_pages_read_right(tmp_path):
     doc = documents.load(write(tmp_path / "h.md", "# H\n\n\\# of workers is the CPU count.\n\nText.\n"), "h.md")
     assert [(b.kind, b.text) for b in doc.blocks] == [("heading", "H"), ("para", "# of workers is the CPU count."),
                                                       ("para", "Text.")]
+    # "``--help``" is the code span "`--help`" (Click's pages; a span that holds a backtick keeps its two)
+    assert markdown.clean(["Pass ``--help`` or `` `x` ``.", "```", "``y``", "```"]) == [
+        "Pass `--help` or `` `x` ``.", "```", "``y``", "```"]
     # A thematic break is no text: attrs' index page had a chunk that read "---".
     doc = documents.load(write(tmp_path / "i.md", "# Index\n\nText.\n\n---\n\n* * *\n\n## Next\n\nMore.\n"), "i.md")
     assert [b.text for b in doc.blocks] == ["Index", "Text.", "Next", "More."]

@@ -35,6 +35,7 @@ CODE_WHOLE = 2  # a code block up to this many budgets is kept whole, in one chu
 TAIL_OVER = 24  # tokens a short paragraph that ends its section may take the chunk before over the budget
 INTRO_OVER = 64  # tokens the paragraph right above a code block may take the block's chunk over the budget
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
+_ITEM_BREAK = re.compile(r"\n(?=[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t])")  # the line break before a list item
 
 #: The most UTF-8 bytes of one chunk's text, on every backend: a Milvus VARCHAR
 #: holds 65,535, and a chunk cut there alone would quote and match differently
@@ -347,13 +348,17 @@ def _split_paragraph(block: Block, budget: int) -> list[Block]:
     # piece is a slice of it and its lines can be counted.
     spans: list[tuple[int, int]] = []
     pos = 0
-    for m in _SENTENCE_END.finditer(text):
-        if _ENUMERATOR.fullmatch(text, text.rfind("\n", 0, m.start()) + 1, m.start()):
-            continue  # "2." opening its line numbers an item, it ends no sentence
-        if m.end() > pos:  # (an empty match right after the last one splits nothing)
-            if text[pos:m.start()].strip():
-                spans.append((pos, m.start()))
-            pos = m.end()
+    ends = [(m.start(), m.end()) for m in _SENTENCE_END.finditer(text)
+            # ("2." opening its line numbers an item, it ends no sentence)
+            if not _ENUMERATOR.fullmatch(text, text.rfind("\n", 0, m.start()) + 1, m.start())]
+    # A line that opens a list item ends what came before it too: items written without a full stop
+    # were one "sentence", cut at a space (Click's "- Any other value is interpreted" / "as deactivating").
+    ends += [(m.start(), m.start() + 1) for m in _ITEM_BREAK.finditer(text)]
+    for start, end in sorted(ends):
+        if end > pos:  # (an empty match right after the last one splits nothing)
+            if text[pos:start].strip():
+                spans.append((pos, start))
+            pos = end
     if text[pos:].strip():
         spans.append((pos, len(text)))
     pieces: list[tuple[int, int]] = []

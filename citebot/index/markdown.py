@@ -557,8 +557,12 @@ def _reading(line: str, out: list[str], links: frozenset[str] = frozenset()) -> 
         spans = [m.span() for m in _CODE_SPAN.finditer(line)]
         line = _MYST_ROLE.sub(lambda m: m.group(0) if _inside(spans, m.start()) or not _role_at(line, m)
                               else rst.role(m.group(1), m.group(2)), line)
+    if "``" in line:  # "``--help``" is the code span "`--help`" (Click's pages, written by rst hands)
+        line = _DOUBLE_TICKS.sub(r"`\1`", line)
     return _rendered_links(_FOOTNOTE_REF.sub("", line), links)
 
+
+_DOUBLE_TICKS = re.compile(r"(?<!`)`` ?([^`\n]*?[^`\s]) ?``(?!`)")
 
 # "[`Uint8Array`][]", "[the docs][docs-link]": a reference link, whose page shows its text (the
 # definition is dropped); after a space or bracket, not after a word ("matrix[0][1]").
