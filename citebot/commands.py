@@ -174,6 +174,11 @@ def ingest_main(argv: list[str] | None = None, prog: str = "ingest.py") -> int:
         print(f"{len(report.unread)} file(s) include text that is not searched, from a file outside the folder or "
               f"missing: {safe_name(first)} includes {', '.join(safe_name(x) for x in names[:3])}{more}; to search "
               "it, ingest a folder that holds it (--json lists them under \"unread\")")
+    if report.autodoc:  # one line: the API reference of a Sphinx project is mostly autodoc
+        first, n = max(report.autodoc.items(), key=lambda kv: kv[1])
+        print(f"{len(report.autodoc)} file(s) hold Sphinx autodoc directives ({sum(report.autodoc.values())} in all; "
+              f"{safe_name(first)} has {n}): the docstrings they show live in the code, which is not searched; "
+              "the text written around them is (--json lists them under \"autodoc\")")
     print(report.summary())
     print(f"index: {cfg.index}" if cfg.backend == "local" else
           f"index: Milvus collection {cfg.milvus_collection} at {safe_line(cfg.milvus_uri)}")

@@ -416,11 +416,15 @@ def test_a_page_that_includes_text_from_outside_the_folder_is_named_once(tmp_pat
     write(folder / "code.rst", "Code\n====\n\nIt runs.\n\n.. literalinclude:: ex.py\n.. literalinclude:: gone.py\n")
     write(folder / "ex.py", "print(1)\n")
     write(tmp_path / "CHANGES.rst", "7.6 added a report.\n")
+    # ... and so is autodoc's text, which lives in the code (alembic's operations reference said nothing)
+    write(folder / "api.rst", "API\n===\n\nThe operations.\n\n.. autoclass:: Operations\n   :members:\n\n"
+                              ".. autofunction:: run\n\n   Runs it.\n")
     report = ingest(folder, cfg, embedder=counting)
     assert report.unread == {"changes.rst": ["../CHANGES.rst"], "code.rst": ["gone.py"]} and report.empty == []
+    assert report.autodoc == {"api.rst": 2}
     # An unchanged page is not read again, and still says so: the line's "--json lists them" listed none.
     again = ingest(folder, cfg, embedder=counting)
-    assert again.unchanged == 2 and again.unread == report.unread
+    assert again.unchanged == 3 and again.unread == report.unread and again.autodoc == report.autodoc
     r = subprocess.run([sys.executable, str(ROOT / "ingest.py"), str(folder), "--index", str(tmp_path / "cli")],
                        capture_output=True, text=True, timeout=300,
                        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CITEBOT_EMBED_MODEL": "packaged"})
@@ -428,6 +432,9 @@ def test_a_page_that_includes_text_from_outside_the_folder_is_named_once(tmp_pat
     assert ("2 file(s) include text that is not searched, from a file outside the folder or missing: changes.rst "
             'includes ../CHANGES.rst; and 1 more file(s); to search it, ingest a folder that holds it (--json lists them under '
             '"unread")') in r.stdout.splitlines()
+    assert ("1 file(s) hold Sphinx autodoc directives (2 in all; api.rst has 2): the docstrings they show live in "
+            'the code, which is not searched; the text written around them is (--json lists them under "autodoc")'
+            ) in r.stdout.splitlines()
 
 
 def test_chunks_of_the_same_text_are_embedded_once_and_the_counts_add_up(tmp_path, cfg, counting):

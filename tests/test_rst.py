@@ -670,3 +670,11 @@ def test_an_unknown_directive_over_code_is_code_and_a_hash_line_is_text(tmp_path
         # a body of sentences stays text, and a line that opens with "#" is no heading
         ("para", "# of retries before the task fails.\nIt defaults to three."),
         ("para", "# of workers is the number of CPUs.")]
+
+
+def test_the_quickstart_indices_name_no_text(tmp_path):
+    # Sphinx's quickstart index ends in "Indices and tables": alembic's was a chunk, "- genindex - modindex - search"
+    (tmp_path / "i.rst").write_text("Docs\n====\n\nWelcome.\n\nIndices and tables\n==================\n\n"
+                                    "* :ref:`genindex`\n* :ref:`modindex`\n* :ref:`search`\n* :ref:`the API <api>`\n")
+    doc = documents.load(tmp_path / "i.rst", "i.rst")
+    assert [b.text for b in doc.blocks if b.kind == "para"] == ["Welcome.", "* the API"]

@@ -61,6 +61,9 @@ class Report:
     # what a page read this run includes from outside the folder (or from no file): text it shows that
     # no chunk holds (coverage.py's changes.rst includes ../CHANGES.rst, the history since 2020)
     unread: dict[str, list[str]] = field(default_factory=dict)
+    # how many autodoc directives each page holds: their docstrings live in the code, not here
+    # (alembic's operations reference is "autoclass:: Operations :members:", and nothing said so)
+    autodoc: dict[str, int] = field(default_factory=dict)
     chunks: int = 0
     embedded: int = 0
     reused: int = 0
@@ -298,6 +301,8 @@ def _read_files(folder: Path, cfg: Config, prev: _Previous, report: Report, path
             unread = known.get("unread") or []  # still not searched: said again, not only when it was read
             if unread:
                 report.unread[rel] = unread
+            if known.get("autodoc"):
+                report.autodoc[rel] = known["autodoc"]
         else:
             try:
                 doc = documents.load(path, rel, data)
@@ -317,7 +322,11 @@ def _read_files(folder: Path, cfg: Config, prev: _Previous, report: Report, path
                     report.included[rel] = named
             elif unread := documents.unread(path, folder, named):
                 report.unread[rel] = unread
-        sources[rel] = {"sha1": digest, "chunks": len(doc_chunks), **({"unread": unread} if unread else {})}
+            if auto := documents.autodoc(data):
+                report.autodoc[rel] = auto
+        auto = report.autodoc.get(rel, 0)
+        sources[rel] = {"sha1": digest, "chunks": len(doc_chunks), **({"unread": unread} if unread else {}),
+                        **({"autodoc": auto} if auto else {})}
         chunks.extend(doc_chunks)
         progress.chunks(len(chunks))
     return chunks, sources

@@ -1662,6 +1662,16 @@ def includes(data: bytes) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_AUTODOC = re.compile(rb"^[ \t]*(?:\.\.[ \t]+|```\{|:::\{)auto(?:module|class|function|method|attribute|data|exception"
+                      rb"|decorator|property|pydantic_\w+|summary)(?:::|\})", re.M)
+
+
+def autodoc(data: bytes) -> int:
+    """How many Sphinx autodoc directives a page holds (``.. autoclass:: Operations``): each shows
+    a docstring that lives in the code, which an ingest of the documents does not read."""
+    return len(_AUTODOC.findall(data)) if b"auto" in data else 0
+
+
 def unread(path: Path, root: Path, names: Iterable[str]) -> list[str]:
     """Of the files ``path`` includes, those an ingest of ``root`` reads nowhere: outside it, or
     missing ("/x" is from ``root``, as a literalinclude reads it)."""

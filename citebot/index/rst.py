@@ -119,6 +119,7 @@ _BLOCK_LINE = re.compile(r"^(?:```|\s*(?:[-*+]|\d+[.)])\s|\||#|    )")
 # indented after a blank line: read as one item, "- `gzip`: gzip is suitable ...", or a chunk could
 # end on the name and the next begin with what it names.
 _LABEL = re.compile(r"^(?:``[^`]+``|:[\w:-]+:`[^`]+`|\*\*[^*]+\*\*|`[^`]+`_?)[:.]?$")
+_GENERATED = re.compile(r"^\s*[-*+]\s+:ref:`(?:genindex|modindex|py-modindex|search)`\s*$")
 _ITEM_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 
 
@@ -275,7 +276,9 @@ class _Reader:
             raw = lines[i]
             line = raw.rstrip()
             ind = _indent(raw.expandtabs(8))
-            if _blank(line):
+            if _blank(line) or _GENERATED.match(line):
+                # (Sphinx's quickstart "Indices and tables", "* :ref:`genindex`" ..., names pages
+                # Sphinx builds from the code: alembic's was a chunk, "- genindex - modindex - search")
                 out.append("")
                 i += 1
                 continue
