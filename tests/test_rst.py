@@ -678,3 +678,10 @@ def test_the_quickstart_indices_name_no_text(tmp_path):
                                     "* :ref:`genindex`\n* :ref:`modindex`\n* :ref:`search`\n* :ref:`the API <api>`\n")
     doc = documents.load(tmp_path / "i.rst", "i.rst")
     assert [b.text for b in doc.blocks if b.kind == "para"] == ["Welcome.", "* the API"]
+
+
+def test_a_doctest_block_right_after_a_literal_block_goes_on_in_its_code():
+    # The literal block's closing fence stands on the one blank line between: "```pycon" was written
+    # over it, and read as a line of the first block's code.
+    lines = ["Also::", "", "   >>> x", "   1", "", ">>> y  # doctest: +SKIP", "2", ""]
+    assert rst.to_markdown(lines) == ["Also:", "```", ">>> x", "1", "", ">>> y", "2", "```"]

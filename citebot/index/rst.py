@@ -609,6 +609,14 @@ def _fence(lines: Sequence[str], start: int, end: int, lang: str, out: list[str]
         out[-1] = ""
         out.extend(f"    {x}" if x else "" for x in code)
         return end
+    if out and out[-1] == "```":
+        # The line before is the closing fence of code right above (a literal block, then a doctest
+        # block after one blank line): no line is left to open another, so the block goes on, one
+        # blank line between (the "```pycon" written over it was read as a line of the first's code).
+        out[-1] = ""
+        out.extend(code)
+        out.append("```")
+        return end + 1
     out[-1] = f"```{lang}"
     out.extend(code)
     out.append("```")
