@@ -40,8 +40,8 @@ def covered(a: str, b: str) -> float:
     sample alembic.ini held nearly every word of the sentence that defines
     ``sourceless``, and that sentence was dropped as its duplicate."""
     ta, tb = analyzer.analyze(a), analyzer.analyze(b)
-    if len(set(ta)) < 2:
-        return len(set(ta) & set(tb)) / len(set(ta)) if ta else 1.0
+    if len(wa := set(ta)) < 2:
+        return len(wa & set(tb)) / len(wa) if wa else 1.0
     pa, pb = set(zip(ta, ta[1:])), set(zip(tb, tb[1:]))
     return len(pa & pb) / len(pa)
 

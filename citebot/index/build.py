@@ -301,8 +301,7 @@ def _read_files(folder: Path, cfg: Config, prev: _Previous, report: Report, path
             unread = known.get("unread") or []  # still not searched: said again, not only when it was read
             if unread:
                 report.unread[rel] = unread
-            if known.get("autodoc"):
-                report.autodoc[rel] = known["autodoc"]
+            auto = known.get("autodoc", 0)
         else:
             try:
                 doc = documents.load(path, rel, data)
@@ -322,9 +321,9 @@ def _read_files(folder: Path, cfg: Config, prev: _Previous, report: Report, path
                     report.included[rel] = named
             elif unread := documents.unread(path, folder, named):
                 report.unread[rel] = unread
-            if auto := documents.autodoc(data):
-                report.autodoc[rel] = auto
-        auto = report.autodoc.get(rel, 0)
+            auto = documents.autodoc(data)
+        if auto:
+            report.autodoc[rel] = auto
         sources[rel] = {"sha1": digest, "chunks": len(doc_chunks), **({"unread": unread} if unread else {}),
                         **({"autodoc": auto} if auto else {})}
         chunks.extend(doc_chunks)

@@ -128,7 +128,8 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int,
     # (a chunk of a label alone: the label and its code are one, over the budget, and so are a short
     # paragraph and the code right below it: marshmallow's "If the object ... has a relationship to an
     # object of the same type, you can nest the Schema within itself ..." was a chunk of one sentence)
-    short = part.kind == "code" and _adjacent(current[-1], part) and tokens.count(current[-1].text) <= INTRO_OVER
+    own = tokens.count(current[-1].text)
+    short = part.kind == "code" and _adjacent(current[-1], part) and own <= INTRO_OVER
     # ... and code too long for any chunk takes the paragraph that introduces it with a colon, however
     # long (alembic's "... place a process_revision_directives hook ... which removes ... any operations:"
     # was a chunk of its own, and the hook's code the next)
@@ -150,7 +151,7 @@ def _introduction(current: list[Block], part: Block, cost: int, length: int,
     if (last is None or last.kind != "para" or not (part.kind in ("code", "table") or listed)
             or not (last.text.rstrip().endswith((":", "：")) or titled or part.kind == "code" and _adjacent(last, part))):
         return None
-    own, size = tokens.count(last.text), len(last.text.encode("utf-8")) + 2
+    size = len(last.text.encode("utf-8")) + 2  # (``last`` is current[-1]: ``own`` counts it)
     label = part.kind == "code" and _label(last)
     over = LABEL_OVER if label else INTRO_OVER if part.kind == "code" and own <= INTRO_OVER else 0
 

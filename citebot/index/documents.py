@@ -224,14 +224,14 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
             if not _NESTED_ITEM.match(text):
                 # A paragraph indented under an item loses its indent on every line, not the first
                 # alone: shown two in as the item's, its later lines went five or six in.
-                cut = min(_indent(x) for x in para if x.strip())
-                text = "\n".join(x.expandtabs(4)[cut:] if _indent(x) >= cut else x for x in para).strip()
+                cut = min(markdown.indent_of(x) for x in para if x.strip())
+                text = "\n".join(x.expandtabs(4)[cut:] if markdown.indent_of(x) >= cut else x for x in para).strip()
             under = ""
             for k, line in enumerate(para):  # the items it opens: the last holds what comes below
                 m = _ITEM_TEXT.match(line)
                 if k and not m:
                     continue
-                indent = _indent(line)
+                indent = markdown.indent_of(line)
                 while items and items[-1][0] >= indent:
                     items.pop()
                 if not k:  # indented under an item: that item's (a paragraph at the margin ends the list)
@@ -315,7 +315,7 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
         if not line.strip():
             flush(i)
         else:
-            if para and _ITEM_TEXT.match(line) and _indent(line) < _indent(para[0]):
+            if para and _ITEM_TEXT.match(line) and markdown.indent_of(line) < markdown.indent_of(para[0]):
                 # An item less indented than the paragraph it follows is the next item of an outer
                 # list, no line of that paragraph (structlog's "   You can inspect a context ..." under
                 # item 1, then "2. A list of processors ..." with no blank line: item 2 read as item 1's).
@@ -326,10 +326,6 @@ def parse_markdown(lines: list[str], offset: int = 0, headings: bool = True,
         i += 1
     flush(n)
     return blocks
-
-
-def _indent(line: str) -> int:
-    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
 
 
 _BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")

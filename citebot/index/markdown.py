@@ -188,6 +188,11 @@ def titles(doc: str, lines: list[str]) -> dict[str, str]:
     return found
 
 
+def indent_of(line: str) -> int:
+    """Columns of white space a line opens with, a tab to the next multiple of four."""
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+
+
 def clean(lines: list[str], code: list[int] | None = None, plain: list[int] | None = None) -> list[str]:
     """The lines as they read rendered; same number of lines.  ``code``, when
     given, receives the index of every line of an indented code block;
@@ -229,7 +234,7 @@ def clean(lines: list[str], code: list[int] | None = None, plain: list[int] | No
             # An admonition's body is indented four under its marker and is its text at the marker's
             # own indent: read so, a note after a list ended the list (pydantic-settings' "!!! note"
             # after "1. Note that ..." was read as the item's, and the item as its heading).
-            width = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+            width = indent_of(line)
             while boxes and line.strip() and width < boxes[-1] + 4:
                 boxes.pop()
             if boxes and line.strip():
@@ -242,7 +247,7 @@ def clean(lines: list[str], code: list[int] | None = None, plain: list[int] | No
             # code, under the item (read as an item's text, its code ran on over the page).
             line = item.group(1) + " " * len(item.group(2)) + line[item.end():]
         if fence is None and hidden is None:
-            deep = not blank and len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) >= 4
+            deep = not blank and indent_of(line) >= 4
             # An indented code block goes on through deep and blank lines, and starts at a
             # deep line after a blank one outside a list item, admonition or tab.
             # (A glossary's definitions are indented under their terms, later paragraphs too: text,
@@ -309,7 +314,7 @@ def clean(lines: list[str], code: list[int] | None = None, plain: list[int] | No
                 term = _reading(strip_html(line.strip()), [], links)
                 out.append("")
                 continue
-            width = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+            width = indent_of(line)
             if term is not None:
                 line, term, depth = f"- {term}: {line.strip()}", None, width
             elif width:  # the definition's later lines and paragraphs, two in: the item's
