@@ -58,6 +58,14 @@ def test_apostrophes_resolve_to_the_word_people_search_for():
     assert lexical.analyze("rock'n'roll") == ["rocknrol"]
 
 
+def test_a_contraction_typed_without_its_apostrophe_reads_as_with_it():
+    # "whats" and "dont" were terms no page holds: the gate read them as rare words the documents lack
+    assert lexical.analyze("whats wrong, it dont reload, Im stuck") == lexical.analyze(
+        "what's wrong, it don't reload, I'm stuck") == ["wrong", "reload", "stuck"]
+    assert lexical.analyze("mustnt, Cant") == ["must"]
+    assert lexical.analyze("lets ill id") == ["let", "ill", "id"]  # words of their own stay
+
+
 def test_latin_accents_fold_and_other_scripts_keep_their_marks():
     assert lexical.analyze("café résumé") == lexical.analyze("cafe resume") == ["cafe", "resum"]
     assert lexical.analyze("পণ্য") == ["পণ্য"]  # the hasanta is a mark of the word, not an accent

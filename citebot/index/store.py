@@ -131,9 +131,10 @@ FORMAT = 3  # 2: BM25 postings and rows stored at ingest, no bm25.json; 3: Milvu
 # 55: an oversized list is cut before an item, not inside one (Black's X-Python-Variant lost its name)
 # 56: rst: an include with :code: or :literal: shows the file as code, as a literalinclude does
 CHUNKER_VERSION = 76
-ANALYZER = "citebot-7"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
+ANALYZER = "citebot-8"  # 3: identifiers without hyphens, case folding, ー inside Japanese words; 4: apostrophes,
 # accents; 5: no empty term from a word of combining marks alone; 6: soft hyphens and other format characters
-# dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를")
+# dropped; 7: a word ends where Hangul meets a Latin letter or digit (Korean particles: "Depends를");
+# 8: contractions typed without their apostrophe ("whats", "dont") read as written with it
 
 
 class IndexError_(RuntimeError):

@@ -70,6 +70,12 @@ _DASHES = str.maketrans({**{c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u201
                          **{c: "'" for c in "\u2019\u02bc"}})  # ’ and ʼ are apostrophes too
 _CLITICS = frozenset(("s", "re", "ve", "ll", "d", "m"))  # it's, you're, we've, they'll, I'd, I'm
 _NOT = {"can": "can", "won": "will", "shan": "shall"}  # can't, won't, shan't; else doesn't -> does
+# Contractions typed without their apostrophe ("whats", "dont"), as askers
+# type them: read as written with it, or each was a word no page holds, and
+# the gate counted it as a rare word the documents lack.
+_BARE = {w.replace("'", ""): w for w in """what's how's where's who's that's there's don't doesn't didn't
+isn't aren't wasn't weren't hasn't haven't hadn't couldn't shouldn't wouldn't mustn't needn't can't won't
+i'm i've you're you've you'll we've they're they've they'll""".split()}
 
 
 def _apostrophe(piece: str) -> str:
@@ -114,7 +120,7 @@ def analyze(text: str) -> list[str]:
             run = m.group("cjk")
             out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
         else:
-            tok = m.group("tok")
+            tok = _BARE.get(m.group("tok"), m.group("tok"))
             if "'" in tok:
                 tok = "".join(map(_apostrophe, _JOINERS.split(tok)))
             if _DIGIT.search(tok):
