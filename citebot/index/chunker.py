@@ -203,23 +203,27 @@ def _fit(block: Block, budget: int) -> list[Block]:
     return [p for part in parts for p in _bound(part)]
 
 
+def _unfenced(text: str) -> tuple[str, list[str], str, str] | None:
+    """A fenced code block's text taken apart: its opening line, its body's
+    lines, its closing line (the fence itself when the block left it open) and
+    the fence; None when the text opens no fence."""
+    lines = text.split("\n")
+    opener = markdown.fence_open(lines[0])
+    if opener is None:
+        return None
+    body = lines[1:]
+    close = body.pop() if body and markdown.fence_closes(body[-1], opener) else opener
+    return lines[0], body, close, opener
+
+
 def _bound(block: Block) -> list[Block]:
     """``block`` in pieces of at most ``MAX_BYTES``, cut at line ends (a line
     longer than that alone, at a character boundary).  A code block's pieces
     each open and close its fence, so every one still reads as code."""
     if len(block.text.encode("utf-8")) <= MAX_BYTES:
         return [block]
-    lines = block.text.split("\n")
-    opener = markdown.fence_open(lines[0]) if block.kind == "code" else None
-    head, tail = [], []
-    if opener:
-        head = lines[:1]
-        lines = lines[1:]
-        if lines and markdown.fence_closes(lines[-1], opener):
-            tail = lines[-1:]
-            lines = lines[:-1]
-        else:
-            tail = [opener]
+    fenced = _unfenced(block.text) if block.kind == "code" else None
+    head, lines, tail = ([fenced[0]], fenced[1], [fenced[2]]) if fenced else ([], block.text.split("\n"), [])
     frame = len("\n".join(head + tail).encode("utf-8")) + 2 * bool(head)
     most = MAX_BYTES - frame
     exact = block.text.count("\n") == block.end - block.start
@@ -258,12 +262,11 @@ def _split_code(block: Block, budget: int) -> list[Block]:
     them (else at line ends), each piece fenced again: alembic's 150-line
     sample alembic.ini was one chunk that filled the prompt, and the sentence
     defining one of its settings never reached it."""
-    lines = block.text.split("\n")
-    opener = markdown.fence_open(lines[0])
-    if opener is None:
+    fenced = _unfenced(block.text)
+    if fenced is None:
         return [block]
-    body = lines[1:-1] if len(lines) > 1 and markdown.fence_closes(lines[-1], opener) else lines[1:]
-    frame = tokens.count(f"{lines[0]}\n{opener}")
+    first, body, _, opener = fenced
+    frame = tokens.count(f"{first}\n{opener}")
     exact = block.text.count("\n") == block.end - block.start
     runs: list[list[int]] = [[]]  # the body's lines by blank-line run (indexes into body)
     for k, line in enumerate(body):
@@ -292,7 +295,7 @@ def _split_code(block: Block, budget: int) -> list[Block]:
     out = []
     for piece in pieces:
         a, b = piece[0], piece[-1]
-        text = "\n".join([lines[0], *body[a:b + 1], opener])
+        text = "\n".join([first, *body[a:b + 1], opener])
         out.append(replace(block, text=text, start=block.start + 1 + a if exact else block.start,
                            end=block.start + 1 + b if exact else block.end))
     return out or [block]
